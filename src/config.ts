@@ -1,0 +1,200 @@
+/**
+ * Environment → typed, validated configuration (interface.md §2). A pure function: it reads
+ * only the `env` object it is given, never `.env`, and collects every problem into one
+ * ConfigError naming each variable. Secrets are wrapped in `Secret`, so neither an error nor
+ * `JSON.stringify(config)` can show them.
+ */
+import { z } from "zod";
+import { ConfigError, type ConfigProblem } from "./errors/api-error.js";
+import { LOG_LEVELS, type LogLevel } from "./logger.js";
+import { Secret } from "./secret.js";
+
+export type AuthScheme = "oauth" | "hawk";
+
+export interface OAuthConfig {
+  clientId: string;
+  clientSecret: Secret;
+  /** `{auth_url}`; the token endpoint is `{authUrl}/oauth/token`. */
+  authUrl: string;
+}
+
+export interface HawkConfig {
+  id: string;
+  key: Secret;
+  app: string | undefined;
+  dlg: string | undefined;
+  /** Send the payload hash on requests with a body (spec §5.2 recommends it). */
+  payloadHash: boolean;
+}
+
+export interface Config {
+  /** `{base_url}` of the main API, without a trailing slash. */
+  baseUrl: string;
+  /** `{hub_url}`, without a trailing slash; undefined when the hub cannot be reached (no OAuth). */
+  hubUrl: string | undefined;
+  /** Scheme for the main API. The hub always uses OAuth Bearer. */
+  auth: AuthScheme;
+  oauth: OAuthConfig | undefined;
+  hawk: HawkConfig | undefined;
+  timeoutMs: number;
+  maxRetries: number;
+  httpToken: Secret | undefined;
+  logLevel: LogLevel;
+}
+
+export type Env = Record<string, string | undefined>;
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
+  .transform((u) => u.replace(/\/+$/, ""));
+
+const intIn = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `expected a whole number from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `expected at least ${min}` })
+        .max(max, { error: `expected at most ${max}` }),
+    );
+
+const bool = z
+  .string()
+  .transform((s) => s.toLowerCase())
+  .pipe(z.enum(["true", "false", "1", "0", "yes", "no"], { error: "expected true or false" }))
+  .transform((s) => s === "true" || s === "1" || s === "yes");
+
+function read(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim();
+  return v === undefined || v === "" ? undefined : v;
+}
+
+/**
+ * Parse `env` into a Config. Throws ConfigError listing every problem at once.
+ */
+export function loadConfig(env: Env): Config {
+  const problems: ConfigProblem[] = [];
+
+  const parse = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
+    const raw = read(env, name);
+    if (raw === undefined) return fallback;
+    const result = schema.safeParse(raw);
+    if (result.success) return result.data;
+    // Never echo the value: the variable may hold a secret.
+    problems.push({ variable: name, expected: result.error.issues[0]?.message ?? "invalid value" });
+    return fallback;
+  };
+
+  const baseUrl = parse<string | undefined>("MMS_BASE_URL", httpUrl, undefined);
+  if (read(env, "MMS_BASE_URL") === undefined) {
+    problems.push({
+      variable: "MMS_BASE_URL",
+      expected: "required: base URL of the main API, e.g. https://host/api",
+    });
+  }
+  const authUrl = parse<string | undefined>("MMS_AUTH_URL", httpUrl, undefined);
+  const hubUrlRaw = parse<string | undefined>("MMS_HUB_URL", httpUrl, undefined);
+
+  const clientId = read(env, "MMS_CLIENT_ID");
+  const clientSecret = read(env, "MMS_CLIENT_SECRET");
+  const hawkId = read(env, "MMS_HAWK_ID");
+  const hawkKey = read(env, "MMS_HAWK_KEY");
+  const hawkApp = read(env, "MMS_HAWK_APP");
+  const hawkDlg = read(env, "MMS_HAWK_DLG");
+
+  const pair = (a: string, av: unknown, b: string, bv: unknown) => {
+    if (av !== undefined && bv === undefined)
+      problems.push({ variable: b, expected: `required when ${a} is set` });
+    if (bv !== undefined && av === undefined)
+      problems.push({ variable: a, expected: `required when ${b} is set` });
+  };
+  pair("MMS_CLIENT_ID", clientId, "MMS_CLIENT_SECRET", clientSecret);
+  pair("MMS_HAWK_ID", hawkId, "MMS_HAWK_KEY", hawkKey);
+  if (hawkDlg !== undefined && hawkApp === undefined) {
+    problems.push({
+      variable: "MMS_HAWK_APP",
+      expected: "required when MMS_HAWK_DLG is set (Hawk sends dlg only with app)",
+    });
+  }
+
+  const hasOAuth = clientId !== undefined && clientSecret !== undefined;
+  const hasHawk = hawkId !== undefined && hawkKey !== undefined;
+  if (
+    !hasOAuth &&
+    !hasHawk &&
+    clientId === undefined &&
+    clientSecret === undefined &&
+    hawkId === undefined &&
+    hawkKey === undefined
+  ) {
+    problems.push({
+      variable: "MMS_CLIENT_ID/MMS_CLIENT_SECRET or MMS_HAWK_ID/MMS_HAWK_KEY",
+      expected: "required: OAuth client credentials, Hawk credentials, or both",
+    });
+  }
+  if (hasOAuth && authUrl === undefined && read(env, "MMS_AUTH_URL") === undefined) {
+    problems.push({
+      variable: "MMS_AUTH_URL",
+      expected: "required with OAuth credentials: the token endpoint is {MMS_AUTH_URL}/oauth/token",
+    });
+  }
+
+  const auth = parse<AuthScheme>(
+    "MMS_AUTH",
+    z.enum(["oauth", "hawk"], { error: "expected oauth or hawk" }),
+    hasOAuth || !hasHawk ? "oauth" : "hawk",
+  );
+  if (
+    read(env, "MMS_AUTH") === "oauth" &&
+    !hasOAuth &&
+    clientId === undefined &&
+    clientSecret === undefined
+  ) {
+    problems.push({
+      variable: "MMS_CLIENT_ID",
+      expected: "required when MMS_AUTH=oauth (with MMS_CLIENT_SECRET)",
+    });
+  }
+  if (read(env, "MMS_AUTH") === "hawk" && !hasHawk && hawkId === undefined && hawkKey === undefined) {
+    problems.push({ variable: "MMS_HAWK_ID", expected: "required when MMS_AUTH=hawk (with MMS_HAWK_KEY)" });
+  }
+
+  const payloadHash = parse("MMS_HAWK_PAYLOAD_HASH", bool, true);
+  const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
+  const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
+  const logLevel = parse<LogLevel>(
+    "LOG_LEVEL",
+    z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
+    "info",
+  );
+  const httpTokenRaw = parse<string | undefined>(
+    "MCP_HTTP_TOKEN",
+    z
+      .string()
+      .min(16, { error: "expected at least 16 characters (e.g. the output of `openssl rand -hex 32`)" }),
+    undefined,
+  );
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const oauth: OAuthConfig | undefined =
+    hasOAuth && authUrl !== undefined
+      ? { clientId, clientSecret: new Secret(clientSecret), authUrl }
+      : undefined;
+  return {
+    baseUrl: baseUrl!,
+    // The hub lives on the auth host in deployments of this API family (upstream-notes "Hosts").
+    hubUrl: oauth ? (hubUrlRaw ?? authUrl) : undefined,
+    auth,
+    oauth,
+    hawk: hasHawk
+      ? { id: hawkId, key: new Secret(hawkKey), app: hawkApp, dlg: hawkDlg, payloadHash }
+      : undefined,
+    timeoutMs,
+    maxRetries,
+    httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw),
+    logLevel,
+  };
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { ConfigError } from "../../src/errors/api-error.js";
+
+const oauthEnv = {
+  MMS_BASE_URL: "https://api.example.com/api/",
+  MMS_AUTH_URL: "https://auth.example.com",
+  MMS_CLIENT_ID: "client-1",
+  MMS_CLIENT_SECRET: "s3cr3t-client-value",
+};
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as ConfigError).problems.map((p) => p.variable);
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("parses an OAuth configuration with defaults", () => {
+    const c = loadConfig(oauthEnv);
+    expect(c.baseUrl).toBe("https://api.example.com/api");
+    expect(c.auth).toBe("oauth");
+    expect(c.hubUrl).toBe("https://auth.example.com");
+    expect(c.timeoutMs).toBe(30_000);
+    expect(c.maxRetries).toBe(3);
+    expect(c.logLevel).toBe("info");
+    expect(c.oauth?.clientSecret.reveal()).toBe("s3cr3t-client-value");
+  });
+
+  it("defaults to hawk when only Hawk credentials are set", () => {
+    const c = loadConfig({
+      MMS_BASE_URL: "https://h/api",
+      MMS_HAWK_ID: "co",
+      MMS_HAWK_KEY: "hawk-key-value",
+    });
+    expect(c.auth).toBe("hawk");
+    expect(c.hubUrl).toBeUndefined();
+    expect(c.hawk?.payloadHash).toBe(true);
+  });
+
+  it("names every missing variable at once", () => {
+    expect(problems({})).toEqual([
+      "MMS_BASE_URL",
+      "MMS_CLIENT_ID/MMS_CLIENT_SECRET or MMS_HAWK_ID/MMS_HAWK_KEY",
+    ]);
+    expect(problems({ MMS_BASE_URL: "https://h", MMS_CLIENT_ID: "x" })).toEqual(["MMS_CLIENT_SECRET"]);
+    expect(problems({ ...oauthEnv, MMS_AUTH_URL: "" })).toEqual(["MMS_AUTH_URL"]);
+    expect(problems({ ...oauthEnv, MMS_AUTH: "hawk" })).toEqual(["MMS_HAWK_ID"]);
+    expect(problems({ ...oauthEnv, MMS_HAWK_DLG: "d" })).toEqual(["MMS_HAWK_APP"]);
+  });
+
+  it("rejects bad values with what is expected", () => {
+    const env = {
+      ...oauthEnv,
+      MMS_TIMEOUT_MS: "soon",
+      MMS_MAX_RETRIES: "99",
+      LOG_LEVEL: "loud",
+      MMS_BASE_URL: "ftp://x",
+    };
+    expect(problems(env)).toEqual(["MMS_BASE_URL", "MMS_TIMEOUT_MS", "MMS_MAX_RETRIES", "LOG_LEVEL"]);
+    expect(problems({ ...oauthEnv, MMS_HAWK_PAYLOAD_HASH: "maybe" })).toEqual(["MMS_HAWK_PAYLOAD_HASH"]);
+  });
+
+  it("never shows a secret in errors or JSON", () => {
+    const secret = "super-secret-value-123";
+    const c = loadConfig({
+      ...oauthEnv,
+      MMS_CLIENT_SECRET: secret,
+      MCP_HTTP_TOKEN: "http-token-value-0123456789",
+    });
+    expect(JSON.stringify(c)).not.toContain(secret);
+    expect(JSON.stringify(c)).not.toContain("http-token-value");
+    expect(String(c.oauth?.clientSecret)).toBe("[redacted]");
+    try {
+      loadConfig({ ...oauthEnv, MMS_CLIENT_SECRET: secret, MCP_HTTP_TOKEN: "short-secret" });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as Error).message).toContain("MCP_HTTP_TOKEN");
+      expect((e as Error).message).not.toContain("short-secret");
+    }
+  });
+});
