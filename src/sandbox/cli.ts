@@ -1,0 +1,119 @@
+/**
+ * `maintenance-mcp sandbox [--host H] [--port P] [--state FILE] [--faults]`: run the simulator
+ * alone. This command is not the MCP server, so its banner (URLs, MMS_* exports, demo
+ * credentials) goes to stdout. Runs until SIGINT/SIGTERM, then closes cleanly.
+ */
+import { parseArgs } from "node:util";
+import { createLogger } from "../logger.js";
+import { DEMO_CREDENTIALS, type SandboxHandle, startSandbox } from "./index.js";
+
+const USAGE = `Usage: maintenance-mcp sandbox [options]
+
+Run the embedded simulator of the maintenance API (token endpoint, main API, hub) on one origin.
+
+Options:
+  --host HOST     interface to bind (default 127.0.0.1)
+  --port PORT     port to listen on (default 4010; 0 = any free port)
+  --state FILE    keep the data in FILE across restarts (created when missing)
+  --faults        expose the fault-injection control route POST/DELETE /__faults
+  --help          show this help
+`;
+
+export interface SandboxCommandIo {
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  /** Resolves when the command should stop; default: the first SIGINT or SIGTERM. */
+  until?: (handle: SandboxHandle) => Promise<void>;
+}
+
+function banner(sb: SandboxHandle): string {
+  const c = DEMO_CREDENTIALS;
+  const exports = Object.entries(sb.env())
+    .map(([k, v]) => `export ${k}=${v}`)
+    .join("\n");
+  return `maintenance-mcp sandbox (simulated data, not a real upstream)
+
+  main API     ${sb.baseUrl}
+  token        ${sb.authUrl}/oauth/token
+  hub (DAGs)   ${sb.hubUrl}/hub/api/v1/dags
+
+Point a client at it:
+${exports}
+# Hawk instead of OAuth on the main API:
+export MMS_AUTH=hawk MMS_HAWK_ID=${c.hawk.id} MMS_HAWK_KEY=${c.hawk.key}
+
+Demo credentials:
+  OAuth ${c.oauth.demo.clientId} / ${c.oauth.demo.clientSecret}          company 1, every permission
+  OAuth ${c.oauth.readonly.clientId} / ${c.oauth.readonly.clientSecret}  company 1, read only (403 on writes and hub)
+  OAuth ${c.oauth.noaddon.clientId} / ${c.oauth.noaddon.clientSecret}    company 2, no advanced-APIs add-on
+  Hawk  id ${c.hawk.id}, key ${c.hawk.key} (sha256)   company 1
+  Hawk  id ${c.hawkOther.id}, key ${c.hawkOther.key} (sha256) company 2
+
+Press Ctrl+C to stop.
+`;
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/** Run the `sandbox` command; `argv` are the arguments after the word `sandbox`. Returns the exit code. */
+export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {}): Promise<number> {
+  const out = io.stdout ?? ((t: string) => void process.stdout.write(t));
+  const err = io.stderr ?? ((t: string) => void process.stderr.write(t));
+  let values: { host?: string; port?: string; state?: string; faults?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "4010" },
+        state: { type: "string" },
+        faults: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (e) {
+    err(`maintenance-mcp sandbox: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    out(USAGE);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port ?? "") || port > 65_535) {
+    err(
+      `maintenance-mcp sandbox: --port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}\n`,
+    );
+    return 2;
+  }
+  let sb: SandboxHandle;
+  try {
+    sb = await startSandbox({
+      host: values.host,
+      port,
+      stateFile: values.state,
+      faults: values.faults,
+      logger: createLogger({ level: "warn" }),
+    });
+  } catch (e) {
+    err(`maintenance-mcp sandbox: ${(e as Error).message}\n`);
+    return 1;
+  }
+  out(banner(sb));
+  await (io.until ?? waitForSignal)(sb);
+  await sb.close();
+  out("sandbox stopped\n");
+  return 0;
+}

@@ -1,0 +1,161 @@
+/**
+ * The embedded sandbox: an in-process simulator of the upstream API (api-spec.md) on one
+ * node:http server: `POST /oauth/token`, the main API under `/api`, and `GET /hub/api/v1/dags`.
+ * It is an independent implementation of the spec (a test oracle): it must not import the
+ * project's client, tools or anything MCP.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Logger, silentLogger } from "../logger.js";
+import { AuthService } from "./auth.js";
+import { type FaultController, Faults } from "./faults.js";
+import type { Env } from "./routes/common.js";
+import { createSeedState, DEMO_CREDENTIALS } from "./seed.js";
+import { createPipeline } from "./server.js";
+import { loadState, type SandboxState, saveState } from "./state.js";
+
+export type { FaultController, FaultResponse } from "./faults.js";
+export { DEMO_CREDENTIALS, SEED } from "./seed.js";
+export type { SandboxState } from "./state.js";
+
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export interface SandboxOptions {
+  /** Default "127.0.0.1". */
+  host?: string;
+  /** Default 0 (ephemeral). */
+  port?: number;
+  clock?: Clock;
+  /** Seed of the generated data; default 1. */
+  seed?: number;
+  /** Expose the HTTP control route `/__faults` (in-process control always exists). */
+  faults?: boolean;
+  /** Persist state across restarts (atomic writes). A corrupt file is a clear Error and is left untouched. */
+  stateFile?: string;
+  /** Default: a silent logger. */
+  logger?: Logger;
+}
+
+export interface SandboxHandle {
+  /** Origin, e.g. "http://127.0.0.1:4010". */
+  url: string;
+  /** `url + "/api"` (MMS_BASE_URL). */
+  baseUrl: string;
+  /** `url` (MMS_AUTH_URL); the token endpoint is `authUrl + "/oauth/token"`. */
+  authUrl: string;
+  /** `url` (MMS_HUB_URL); DAGs at `hubUrl + "/hub/api/v1/dags"`. */
+  hubUrl: string;
+  faults: FaultController;
+  /** Live, inspectable data. */
+  state: SandboxState;
+  /** MMS_* environment that points a client at this sandbox with the demo credentials. */
+  env(options?: {
+    auth?: "oauth" | "hawk";
+    client?: "demo" | "readonly" | "noaddon";
+  }): Record<string, string>;
+  /** Closes every connection promptly and flushes the state file. */
+  close(): Promise<void>;
+}
+
+const SAVE_DELAY_MS = 25;
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const logger = options.logger ?? silentLogger;
+  const host = options.host ?? "127.0.0.1";
+  const stateFile = options.stateFile;
+
+  const loaded = stateFile === undefined ? undefined : loadState(stateFile);
+  const state: SandboxState = loaded ?? createSeedState(options.seed ?? 1, clock.now());
+  if (stateFile !== undefined && loaded === undefined) saveState(stateFile, state);
+
+  let closed = false;
+  let saveTimer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (saveTimer) clearTimeout(saveTimer);
+    saveTimer = undefined;
+    if (stateFile === undefined) return;
+    try {
+      saveState(stateFile, state);
+    } catch (err) {
+      logger.error("sandbox state could not be saved", { file: stateFile, error: err });
+    }
+  };
+  const changed = () => {
+    if (stateFile === undefined || saveTimer) return;
+    saveTimer = setTimeout(flush, SAVE_DELAY_MS);
+    saveTimer.unref();
+  };
+
+  let auth: AuthService | undefined;
+  const faults = new Faults(() => {
+    auth?.expireAll();
+    changed();
+  });
+  const now = () => clock.now() + faults.skewMs;
+  auth = new AuthService(() => state, faults, now);
+  const env: Env = { state: () => state, now, changed };
+  const handle = createPipeline({
+    env,
+    auth,
+    faults,
+    logger,
+    faultRoute: options.faults === true,
+    isClosed: () => closed,
+  });
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostInUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${hostInUrl}:${address.port}`;
+  logger.info("sandbox listening", { url, faultRoute: options.faults === true, stateFile });
+
+  return {
+    url,
+    baseUrl: `${url}/api`,
+    authUrl: url,
+    hubUrl: url,
+    faults,
+    state,
+    env(opts = {}) {
+      const which = opts.client ?? "demo";
+      const client = DEMO_CREDENTIALS.oauth[which];
+      const out: Record<string, string> = {
+        MMS_BASE_URL: `${url}/api`,
+        MMS_AUTH_URL: url,
+        MMS_HUB_URL: url,
+        MMS_AUTH: opts.auth ?? "oauth",
+        // The hub takes Bearer only, so client credentials are set with Hawk too.
+        MMS_CLIENT_ID: client.clientId,
+        MMS_CLIENT_SECRET: client.clientSecret,
+      };
+      if (opts.auth === "hawk") {
+        const hawk = client.companyId === 1 ? DEMO_CREDENTIALS.hawk : DEMO_CREDENTIALS.hawkOther;
+        out.MMS_HAWK_ID = hawk.id;
+        out.MMS_HAWK_KEY = hawk.key;
+      }
+      return out;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await done;
+      flush();
+      logger.info("sandbox closed", { url });
+    },
+  };
+}
