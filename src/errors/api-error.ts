@@ -125,3 +125,13 @@ export class ConfigError extends Error {
     this.problems = problems;
   }
 }
+
+/** A write the user did not approve (--confirm-writes), or that could not be put to the user. */
+export class NotConfirmedError extends Error {
+  override readonly name = "NotConfirmedError";
+  readonly code = "NOT_CONFIRMED";
+
+  toJSON() {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * argv → what to run (interface.md §1). Pure: returns a plan or throws ConfigError naming the
+ * flag; `src/index.ts` prints it and exits 2.
+ */
+import { parseArgs } from "node:util";
+import { ConfigError } from "./errors/api-error.js";
+
+export type CliPlan =
+  | { command: "help" }
+  | { command: "version" }
+  | { command: "sandbox"; argv: string[] }
+  | {
+      command: "serve";
+      http: boolean;
+      host: string;
+      port: number;
+      sandbox: boolean;
+      readOnly: boolean;
+      tools: string[] | undefined;
+      confirmWrites: boolean;
+    };
+
+export const USAGE = `maintenance-mcp: MCP server for a maintenance-management (CMMS) API
+
+Usage:
+  maintenance-mcp [options]              MCP over stdio, upstream from MMS_* variables
+  maintenance-mcp --http [options]       MCP over Streamable HTTP at /mcp (and GET /healthz)
+  maintenance-mcp sandbox [--host H] [--port P] [--state FILE] [--faults]
+                                         run the API simulator alone (see its --help)
+
+Options:
+  --http               serve Streamable HTTP instead of stdio
+  --host <host>        HTTP bind address (default 127.0.0.1; any other needs MCP_HTTP_TOKEN)
+  --port <port>        HTTP port (default 3333; 0 picks a free one)
+  --sandbox            use the embedded simulator instead of a real upstream (demo data)
+  --read-only          register only tools that do not write upstream
+  --tools <a,b>        register only these tools
+  --confirm-writes     ask the user (MCP elicitation) before every write
+  -h, --help           show this help
+  -v, --version        print the version
+
+Environment: MMS_BASE_URL, MMS_AUTH_URL, MMS_HUB_URL, MMS_CLIENT_ID, MMS_CLIENT_SECRET,
+MMS_HAWK_ID, MMS_HAWK_KEY, MMS_HAWK_APP, MMS_HAWK_DLG, MMS_HAWK_PAYLOAD_HASH, MMS_AUTH,
+MMS_TIMEOUT_MS, MMS_MAX_RETRIES, MCP_HTTP_TOKEN, LOG_LEVEL (see README).`;
+
+export function parseCli(argv: string[]): CliPlan {
+  if (argv[0] === "sandbox") return { command: "sandbox", argv: argv.slice(1) };
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new ConfigError([{ variable: "arguments", expected: `${(error as Error).message}; see --help` }]);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: "help" };
+  if (values.version) return { command: "version" };
+
+  const problems: { variable: string; expected: string }[] = [];
+  if (positionals.length > 0) {
+    problems.push({ variable: "arguments", expected: `unexpected "${positionals.join(" ")}"; see --help` });
+  }
+  if (!values.http && (values.host !== undefined || values.port !== undefined)) {
+    problems.push({
+      variable: values.host !== undefined ? "--host" : "--port",
+      expected: "only applies with --http",
+    });
+  }
+  let port = 3333;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65_535) {
+      problems.push({ variable: "--port", expected: "a port number from 0 to 65535" });
+    }
+  }
+  let tools: string[] | undefined;
+  if (values.tools !== undefined) {
+    tools = values.tools
+      .split(",")
+      .map((t) => t.trim())
+      .filter((t) => t !== "");
+    if (tools.length === 0)
+      problems.push({ variable: "--tools", expected: "a comma-separated list of tool names" });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    command: "serve",
+    http: values.http ?? false,
+    host: values.host ?? "127.0.0.1",
+    port,
+    sandbox: values.sandbox ?? false,
+    readOnly: values["read-only"] ?? false,
+    tools,
+    confirmWrites: values["confirm-writes"] ?? false,
+  };
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      http: { type: "boolean" },
+      host: { type: "string" },
+      port: { type: "string" },
+      sandbox: { type: "boolean" },
+      "read-only": { type: "boolean" },
+      tools: { type: "string" },
+      "confirm-writes": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+    },
+  });
+}

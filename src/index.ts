@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+/**
+ * The `maintenance-mcp` binary: argv and environment → a running server. The only place
+ * that prints usage or configuration errors and picks exit codes (2: bad usage or
+ * configuration). Heavy modules (HTTP client, sandbox, HTTP transport) load on demand.
+ */
+import { type CliPlan, parseCli, USAGE } from "./cli.js";
+import { createLazyClients } from "./client/lazy.js";
+import { type Config, type Env, loadConfig } from "./config.js";
+import { ConfigError } from "./errors/api-error.js";
+import { scrubText } from "./errors/redact.js";
+import { IdempotencyStore } from "./idempotency.js";
+import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "./logger.js";
+import { createServer, selectTools } from "./server.js";
+import { isLoopbackHost } from "./transports/http.js";
+import { VERSION } from "./version.js";
+
+type ServePlan = Extract<CliPlan, { command: "serve" }>;
+
+/** MMS_* values a user may keep in sandbox mode; URLs and credentials always come from the sandbox. */
+const SANDBOX_KEEPS = ["MMS_AUTH", "MMS_TIMEOUT_MS", "MMS_MAX_RETRIES", "MMS_HAWK_PAYLOAD_HASH"];
+
+function fail(message: string): number {
+  process.stderr.write(`maintenance-mcp: ${scrubText(message)}\n`);
+  return 2;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve(signal));
+  });
+}
+
+async function serve(plan: ServePlan, env: Env): Promise<number> {
+  const level = (LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL ?? "")
+    ? (env.LOG_LEVEL as LogLevel)
+    : "info";
+  const logger = createLogger({ level });
+
+  let sandbox: { close(): Promise<void> } | undefined;
+  let effectiveEnv = env;
+  if (plan.sandbox) {
+    const { startSandbox } = await import("./sandbox/index.js");
+    const sb = await startSandbox({ logger: logger.child({ component: "sandbox" }) });
+    sandbox = sb;
+    const kept = Object.fromEntries(
+      Object.entries(env).filter(([k]) => !k.startsWith("MMS_") || SANDBOX_KEEPS.includes(k)),
+    );
+    effectiveEnv = { ...kept, ...sb.env({ auth: env.MMS_AUTH === "hawk" ? "hawk" : "oauth" }) };
+    logger.warn("SANDBOX MODE: the upstream is the embedded simulator; all data is simulated", {
+      url: sb.url,
+    });
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig(effectiveEnv);
+    if (plan.http && !isLoopbackHost(plan.host) && !config.httpToken) {
+      throw new ConfigError([
+        {
+          variable: "MCP_HTTP_TOKEN",
+          expected: `required to bind the non-loopback host ${plan.host}: clients must authenticate`,
+        },
+      ]);
+    }
+  } catch (error) {
+    await sandbox?.close();
+    if (error instanceof ConfigError) return fail(`${error.message}\nSee README, "Configuration".`);
+    throw error;
+  }
+
+  const selection = selectTools({
+    readOnly: plan.readOnly,
+    only: plan.tools,
+    hubAvailable: config.oauth !== undefined && config.hubUrl !== undefined,
+  });
+  if (selection.problems.length > 0) {
+    await sandbox?.close();
+    return fail(selection.problems.join("\n"));
+  }
+  for (const name of selection.skipped) {
+    logger.warn(
+      `${name} not registered: the ETL hub needs OAuth (MMS_CLIENT_ID, MMS_CLIENT_SECRET, MMS_AUTH_URL)`,
+    );
+  }
+
+  const clients = createLazyClients(config, { logger: logger.child({ component: "client" }) });
+  const deps = {
+    clients,
+    logger,
+    idempotency: new IdempotencyStore(),
+    sandbox: plan.sandbox,
+    version: VERSION,
+  };
+  const makeServer = () => createServer(deps, { tools: selection.tools, confirmWrites: plan.confirmWrites });
+  const shutdown = async () => {
+    await clients.close();
+    await sandbox?.close();
+  };
+
+  if (plan.http) {
+    const { startHttp } = await import("./transports/http.js");
+    const handle = await startHttp(makeServer, {
+      host: plan.host,
+      port: plan.port,
+      token: config.httpToken,
+      logger,
+      version: VERSION,
+    });
+    process.stderr.write(
+      `maintenance-mcp ${VERSION} listening on ${handle.url}${plan.sandbox ? " (sandbox)" : ""}\n`,
+    );
+    const signal = await waitForSignal();
+    logger.info("shutting down", { signal });
+    await handle.close();
+    await shutdown();
+    return 0;
+  }
+  const { serveStdio } = await import("./transports/stdio.js");
+  const stopped = Promise.race([serveStdio(makeServer(), logger), waitForSignal()]);
+  await stopped;
+  await shutdown();
+  return 0;
+}
+
+export async function main(argv: string[], env: Env): Promise<number> {
+  let plan: CliPlan;
+  try {
+    plan = parseCli(argv);
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(error.message);
+    throw error;
+  }
+  switch (plan.command) {
+    case "help":
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case "version":
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case "sandbox": {
+      const { runSandboxCommand } = await import("./sandbox/cli.js");
+      return runSandboxCommand(plan.argv);
+    }
+    case "serve":
+      return serve(plan, env);
+  }
+}
+
+main(process.argv.slice(2), process.env).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const logger: Logger = createLogger({ level: "error" });
+    logger.error("fatal error", { error });
+    process.exit(1);
+  },
+);

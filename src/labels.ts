@@ -1,0 +1,35 @@
+/** Human labels beside the API's numeric codes (api-spec §3, §2.3). */
+
+/** Budget `status` as returned: 3 means rejected, and also cancelled when used as a filter. */
+export const BUDGET_STATUS: Readonly<Record<number, string>> = {
+  1: "pending approval",
+  2: "approved",
+  3: "rejected/cancelled",
+};
+
+/** `id_status_work_order`; 3 and 4 are final states. */
+export const WORK_ORDER_STATUS: Readonly<Record<number, string>> = {
+  1: "in process",
+  2: "in review",
+  3: "finished",
+  4: "cancelled",
+};
+
+export const PRIORITY: Readonly<Record<number, string>> = {
+  1: "very high",
+  2: "high",
+  3: "medium",
+  4: "low",
+  5: "very low",
+};
+
+export const MOVEMENT_TYPE: Readonly<Record<"1" | "2", string>> = { "1": "purchase", "2": "return" };
+
+/** The label of a code, or "unknown (<code>)" so an unexpected value is visible, never dropped. */
+export function labelOf(
+  table: Readonly<Record<number, string>>,
+  code: number | null | undefined,
+): string | null {
+  if (code === null || code === undefined) return null;
+  return table[code] ?? `unknown (${code})`;
+}

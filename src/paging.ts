@@ -1,0 +1,119 @@
+/**
+ * Pagination shared by the list tools: one page, or every page (`all`) fetched with bounded
+ * concurrency, in order, capped by `maxRecords`, with progress. Nothing is cut silently: the
+ * result says how many records were left out.
+ */
+import type { Page } from "./client/types.js";
+
+/** The API's page-size maximum (api-spec §8). */
+export const MAX_PAGE_SIZE = 100;
+
+export interface CollectOptions {
+  start: number;
+  limit: number;
+  all: boolean;
+  maxRecords: number;
+  /** Pages in flight at once when walking every page. */
+  concurrency?: number;
+  onProgress?: (fetched: number, target: number) => Promise<void>;
+}
+
+export interface Collected<T> {
+  items: T[];
+  /** What the API reported as the number of matches. */
+  total: number;
+  start: number;
+  /** Offset of the next page, or null when there is none. */
+  nextStart: number | null;
+  /** Set when records that match were not returned (max_records reached). */
+  omitted: number;
+  pages: number;
+  /** Set when the upstream repeated a page (a paging bug upstream): walking stopped there. */
+  repeatedPageAt: number | null;
+}
+
+type FetchPage<T> = (start: number, limit: number) => Promise<Page<T>>;
+
+export async function collectPages<T>(
+  fetchPage: FetchPage<T>,
+  options: CollectOptions,
+): Promise<Collected<T>> {
+  if (!options.all) {
+    const page = await fetchPage(options.start, options.limit);
+    const n = page.data.length;
+    // upstream-notes: `total` is the page length on some deployments; a full page whose
+    // total equals its length may have a successor, so offer it.
+    const more = n > 0 && (options.start + n < page.total || (n === options.limit && page.total === n));
+    return {
+      items: page.data,
+      total: page.total,
+      start: options.start,
+      nextStart: more ? options.start + n : null,
+      omitted: 0,
+      pages: 1,
+      repeatedPageAt: null,
+    };
+  }
+  return walkAll(fetchPage, options);
+}
+
+async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions): Promise<Collected<T>> {
+  const { start, maxRecords } = options;
+  const pageSize = MAX_PAGE_SIZE;
+  const first = await fetchPage(start, Math.min(pageSize, maxRecords));
+  const pages: T[][] = [first.data];
+  let fetched = first.data.length;
+  const target = Math.min(Math.max(first.total - start, fetched), maxRecords);
+  await options.onProgress?.(fetched, target);
+
+  // Plan the remaining pages from `total`, then fetch them with bounded concurrency.
+  const offsets: number[] = [];
+  if (first.data.length === Math.min(pageSize, maxRecords)) {
+    for (let at = start + first.data.length; at < start + target; at += pageSize) offsets.push(at);
+  }
+  const planned: T[][] = new Array(offsets.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < offsets.length) {
+      const i = next++;
+      const at = offsets[i]!;
+      const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
+      planned[i] = page.data;
+      fetched += page.data.length;
+      await options.onProgress?.(fetched, target);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 8, offsets.length) }, worker));
+  pages.push(...planned);
+
+  // `total` may understate (page-length semantics): continue one page at a time while pages are full.
+  let repeatedPageAt: number | null = null;
+  let at = start + pages.reduce((n, p) => n + p.length, 0);
+  let last = pages[pages.length - 1]!;
+  while (last.length === pageSize && at - start < maxRecords) {
+    const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
+    if (page.data.length === 0) break;
+    if (JSON.stringify(page.data[0]) === JSON.stringify(last[0])) {
+      repeatedPageAt = at;
+      break;
+    }
+    pages.push(page.data);
+    at += page.data.length;
+    last = page.data;
+    fetched += page.data.length;
+    await options.onProgress?.(fetched, Math.max(target, fetched));
+  }
+
+  const items = pages.flat().slice(0, maxRecords);
+  const total = Math.max(first.total, start + items.length);
+  const omitted = Math.max(0, total - start - items.length);
+  return {
+    items,
+    total,
+    start,
+    nextStart: omitted > 0 ? start + items.length : null,
+    omitted,
+    pages: pages.length,
+    repeatedPageAt,
+  };
+}

@@ -1,0 +1,246 @@
+/**
+ * createServer(): the tool registry filtered by --read-only/--tools, and the single wrapper
+ * around every call: decode → validate → confirm → handler → output check → result. It is the
+ * only place that catches: every failure becomes an `isError` result with one actionable line
+ * and JSON details, never a protocol error and never a credential (STYLE rules 6, 9).
+ */
+import { z } from "zod";
+import { ALL_TOOLS } from "../tools/index.js";
+import type { Clients } from "./client/types.js";
+import { decodeArgs } from "./decode-args.js";
+import { ApiError, NotConfirmedError } from "./errors/api-error.js";
+import { formatError } from "./errors/format.js";
+import { redact } from "./errors/redact.js";
+import type { IdempotencyStore } from "./idempotency.js";
+import type { Logger } from "./logger.js";
+import {
+  type CallContext,
+  type CallToolResult,
+  createProtocolServer,
+  type ProtocolServer,
+  type ToolListing,
+} from "./mcp.js";
+import type { AnyTool, ToolContext } from "./tool.js";
+
+export interface ServerDeps {
+  clients: Clients;
+  logger: Logger;
+  idempotency: IdempotencyStore;
+  /** Marks every result `sandbox: true` (simulated data). */
+  sandbox: boolean;
+  version: string;
+}
+
+export interface ServerOptions {
+  tools: readonly AnyTool[];
+  confirmWrites: boolean;
+}
+
+export interface ToolSelection {
+  readOnly: boolean;
+  /** Names from --tools; undefined = all. */
+  only?: readonly string[] | undefined;
+  /** Whether the hub is configured (OAuth + hub URL). */
+  hubAvailable: boolean;
+}
+
+/**
+ * The tools to register, or the reasons the selection is unusable (unknown name, a writer
+ * with --read-only, list_dags without hub configuration).
+ */
+export function selectTools(selection: ToolSelection): {
+  tools: AnyTool[];
+  problems: string[];
+  skipped: string[];
+} {
+  const problems: string[] = [];
+  const skipped: string[] = [];
+  const known = new Map(ALL_TOOLS.map((t) => [t.name, t]));
+  for (const name of selection.only ?? []) {
+    const tool = known.get(name);
+    if (!tool) problems.push(`--tools: unknown tool "${name}"; known tools: ${[...known.keys()].join(", ")}`);
+    else if (selection.readOnly && !tool.annotations.readOnlyHint) {
+      problems.push(`--tools: ${name} writes upstream and cannot be enabled with --read-only`);
+    } else if (tool.requires === "hub" && !selection.hubAvailable) {
+      problems.push(
+        `--tools: ${name} needs the ETL hub: set MMS_CLIENT_ID, MMS_CLIENT_SECRET and MMS_AUTH_URL (or MMS_HUB_URL)`,
+      );
+    }
+  }
+  const tools = ALL_TOOLS.filter((t) => {
+    if (selection.only && !selection.only.includes(t.name)) return false;
+    if (selection.readOnly && !t.annotations.readOnlyHint) return false;
+    if (t.requires === "hub" && !selection.hubAvailable) {
+      skipped.push(t.name);
+      return false;
+    }
+    return true;
+  });
+  return { tools, problems, skipped };
+}
+
+const SANDBOX_FLAG = {
+  sandbox: z.literal(true).optional().describe("Present and true when the data is simulated."),
+};
+
+interface Prepared {
+  tool: AnyTool;
+  listing: ToolListing;
+  inputJson: Record<string, unknown>;
+  output: z.ZodObject;
+}
+
+/** JSON Schema of a zod schema as MCP expects it (zod 4's converter, as the SDK itself uses). */
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  // Without $schema, MCP reads the 2020-12 dialect, which these schemas also satisfy; saves context.
+  delete json.$schema;
+  return json;
+}
+
+const prepared = new WeakMap<AnyTool, Prepared>();
+function prepare(tool: AnyTool): Prepared {
+  let p = prepared.get(tool);
+  if (!p) {
+    const output = (tool.outputSchema as z.ZodObject).extend(SANDBOX_FLAG);
+    const inputJson = jsonSchema(tool.inputSchema, "input");
+    p = {
+      tool,
+      output,
+      inputJson,
+      listing: {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: inputJson as ToolListing["inputSchema"],
+        outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+    };
+    prepared.set(tool, p);
+  }
+  return p;
+}
+
+const INSTRUCTIONS = [
+  "Tools for a maintenance-management (CMMS) platform: plan task resources, register warehouse stock entries, review work-order budgets, list warehouse classifications and ETL integrations.",
+  "Writes add records and never overwrite. Use dry_run and idempotency_key on create_warehouse_entry. List results state total, returned and next_start.",
+].join("\n");
+
+export function createServer(deps: ServerDeps, options: ServerOptions): ProtocolServer {
+  const tools = new Map(options.tools.map((t) => [t.name, prepare(t)]));
+  return createProtocolServer({ name: "maintenance-mcp", version: deps.version }, INSTRUCTIONS, {
+    listTools: () => [...tools.values()].map((p) => p.listing),
+    callTool: async (name, args, call) => {
+      const entry = tools.get(name);
+      if (!entry) return undefined;
+      return runTool(entry, args, call, deps, options);
+    },
+  });
+}
+
+async function runTool(
+  entry: Prepared,
+  rawArgs: unknown,
+  call: CallContext,
+  deps: ServerDeps,
+  options: ServerOptions,
+): Promise<CallToolResult> {
+  const { tool } = entry;
+  const log = deps.logger.child({ tool: tool.name });
+  const started = performance.now();
+  const writes = !tool.annotations.readOnlyHint;
+  let target: string | undefined;
+  const audit = (outcome: string) => {
+    if (writes)
+      log.info("audit", {
+        audit: true,
+        target,
+        outcome,
+        duration_ms: Math.round(performance.now() - started),
+      });
+  };
+
+  const parsed = (tool.inputSchema as z.ZodObject).safeParse(decodeArgs(rawArgs ?? {}, entry.inputJson));
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues });
+  }
+  const input = parsed.data;
+  target = tool.auditTarget?.(input);
+
+  const ctx: ToolContext = {
+    api: deps.clients.api,
+    // selectTools registers hub tools only when the hub exists.
+    hub: deps.clients.hub!,
+    log,
+    signal: call.signal,
+    progress: (update) => call.progress(update),
+    confirmWrite: async (summary) => {
+      if (!options.confirmWrites) return;
+      if (!call.canElicit()) {
+        throw new NotConfirmedError(
+          "This server runs with --confirm-writes, and this MCP client cannot show a confirmation prompt (no elicitation support), so nothing was written. Use a client that supports elicitation, or restart the server without --confirm-writes.",
+        );
+      }
+      if (!(await call.confirm(summary))) {
+        throw new NotConfirmedError("The user did not approve this write; nothing was written.");
+      }
+    },
+    idempotency: deps.idempotency,
+    now: () => new Date(),
+  };
+
+  try {
+    const out = await tool.handler(input, ctx);
+    const checked = entry.output.safeParse(out);
+    if (!checked.success) {
+      log.error("tool output does not match its schema", { issues: checked.error.issues.slice(0, 5) });
+      return errorResult(
+        `Internal error: ${tool.name} produced an unexpected result; this is a bug in maintenance-mcp.`,
+        {},
+      );
+    }
+    audit(
+      (out as { dry_run?: boolean }).dry_run
+        ? "dry_run"
+        : (out as { replayed?: boolean }).replayed
+          ? "replayed"
+          : "ok",
+    );
+    const structured = deps.sandbox
+      ? { ...(out as object), sandbox: true }
+      : (out as Record<string, unknown>);
+    const text = tool.toText(out);
+    return {
+      structuredContent: structured as Record<string, unknown>,
+      content: [{ type: "text", text: deps.sandbox ? `[sandbox] ${text}` : text }],
+    };
+  } catch (error) {
+    const code = error instanceof ApiError || error instanceof NotConfirmedError ? error.code : "LOCAL";
+    audit(call.signal.aborted ? "cancelled" : code);
+    if (!(error instanceof ApiError) && !(error instanceof NotConfirmedError) && !isLocal(error)) {
+      log.error("unexpected error in tool", { error });
+    }
+    if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code });
+    const { text, details } = formatError(error);
+    return errorResult(text, details);
+  }
+}
+
+function isLocal(error: unknown): boolean {
+  return error instanceof Error && error.name === "UserInputError";
+}
+
+function errorResult(line: string, details: unknown): CallToolResult {
+  const safe = redact(details);
+  const body =
+    safe === undefined || (typeof safe === "object" && safe !== null && Object.keys(safe).length === 0)
+      ? ""
+      : `\nDetails: ${JSON.stringify(safe)}`;
+  return { isError: true, content: [{ type: "text", text: `${redact(line)}${body}` }] };
+}

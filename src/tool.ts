@@ -1,0 +1,69 @@
+/**
+ * The shape of a tool: one file in tools/ default-exports `defineTool({...})`. Handlers get
+ * validated input and a ToolContext, speak only the domain (no HTTP, no MCP), and return a
+ * plain object matching `outputSchema`. `src/server.ts` does everything else.
+ */
+import type { z } from "zod";
+import type { HubApi, MaintenanceApi } from "./client/types.js";
+import type { IdempotencyStore } from "./idempotency.js";
+import type { Logger } from "./logger.js";
+
+/** All four MCP hints, required: the protocol defaults (destructiveHint true) are wrong for us. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number | undefined;
+  message: string;
+}
+
+export interface ToolContext {
+  api: MaintenanceApi;
+  /** Present only for tools declaring `requires: "hub"`; the server does not register them otherwise. */
+  hub: HubApi;
+  log: Logger;
+  /** Aborted when the client cancels the call. */
+  signal: AbortSignal;
+  /** Report progress; a no-op when the client did not ask for it. */
+  progress(update: ProgressUpdate): Promise<void>;
+  /**
+   * Ask the user to approve a write (with --confirm-writes); resolves when approved or when
+   * confirmation is off, throws NotConfirmedError otherwise. Call it right before writing.
+   */
+  confirmWrite(summary: string): Promise<void>;
+  idempotency: IdempotencyStore;
+  now(): Date;
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  /** snake_case, verb first; the file is the kebab-case of it. */
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: I;
+  outputSchema: O;
+  annotations: ToolAnnotations;
+  /** "hub": needs the ETL hub (OAuth Bearer + MMS_HUB_URL). */
+  requires?: "hub";
+  /** For writers: what the call touches, for the audit log line (e.g. "WH-MAIN", "plan 1 / task 101"). */
+  auditTarget?: (input: z.output<I>) => string;
+  handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;
+  /** Short rendering for `content[0].text`; the full data is in structuredContent. */
+  toText: (output: z.output<O>) => string;
+}
+
+/** Identity function that keeps the input/output types tied together for inference. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
+  return tool;
+}
+
+/** A registry entry with its generic types erased. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every input/output type.
+export type AnyTool = ToolDefinition<any, any>;

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { decodeArgs } from "../../src/decode-args.js";
+import { AddTaskResourcesInput } from "../../tools/add-task-resources.js";
+import { CreateWarehouseEntryInput } from "../../tools/create-warehouse-entry.js";
+import { QueryBudgetsInput } from "../../tools/query-budgets.js";
+
+const schemaOf = (s: z.ZodType) => z.toJSONSchema(s, { io: "input", target: "draft-7" }) as never;
+
+describe("decodeArgs", () => {
+  it("decodes nested arguments sent as JSON strings, and numbers sent as strings", () => {
+    const args = {
+      id_group_task: "1",
+      id_task: 101,
+      resources:
+        '[{"type_description":"INVENTORY","id_item":"2001"},{"type_description":"SERVICES","id_service_type":5}]',
+    };
+    const decoded = decodeArgs(args, schemaOf(AddTaskResourcesInput));
+    expect(AddTaskResourcesInput.parse(decoded)).toEqual({
+      id_group_task: 1,
+      id_task: 101,
+      resources: [
+        { type_description: "INVENTORY", id_item: 2001 },
+        { type_description: "SERVICES", id_service_type: 5 },
+      ],
+    });
+  });
+
+  it("decodes booleans and numeric union members, keeps strings that are strings", () => {
+    const decoded = decodeArgs(
+      {
+        warehouse_code: "123",
+        movement_type: "2",
+        document: "42",
+        code_user: "U1",
+        is_from_movement: "true",
+        items: '[{"code":"7","qty":"3"}]',
+      },
+      schemaOf(CreateWarehouseEntryInput),
+    );
+    expect(decoded).toEqual({
+      warehouse_code: "123",
+      movement_type: 2,
+      document: "42",
+      code_user: "U1",
+      is_from_movement: true,
+      items: [{ code: "7", qty: 3 }],
+    });
+  });
+
+  it("leaves undecodable values for the validator", () => {
+    const decoded = decodeArgs(
+      { limit: "ten", status: "pending", resources: "[not json" },
+      schemaOf(QueryBudgetsInput),
+    );
+    expect(decoded).toEqual({ limit: "ten", status: "pending", resources: "[not json" });
+    expect(QueryBudgetsInput.safeParse(decoded).success).toBe(false);
+  });
+});

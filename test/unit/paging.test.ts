@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import type { Page } from "../../src/client/types.js";
+import { collectPages } from "../../src/paging.js";
+
+/** An in-memory list endpoint; `reportTotal` lets a test mimic deployments whose total is the page length. */
+function endpoint(count: number, reportTotal: (page: number[]) => number = () => count) {
+  const calls: [number, number][] = [];
+  const rows = Array.from({ length: count }, (_, i) => i);
+  const fetch = async (start: number, limit: number): Promise<Page<number>> => {
+    calls.push([start, limit]);
+    const data = rows.slice(start, start + limit);
+    return { data, total: reportTotal(data) };
+  };
+  return { fetch, calls };
+}
+
+describe("collectPages", () => {
+  it("returns one page with next_start", async () => {
+    const { fetch } = endpoint(250);
+    const r = await collectPages(fetch, { start: 0, limit: 25, all: false, maxRecords: 1000 });
+    expect(r.items).toHaveLength(25);
+    expect(r).toMatchObject({ total: 250, nextStart: 25, omitted: 0 });
+    const last = await collectPages(fetch, { start: 225, limit: 25, all: false, maxRecords: 1000 });
+    expect(last.nextStart).toBeNull();
+  });
+
+  it("walks every page in order with progress that only grows", async () => {
+    const { fetch, calls } = endpoint(1050);
+    const progress: number[] = [];
+    const r = await collectPages(fetch, {
+      start: 0,
+      limit: 25,
+      all: true,
+      maxRecords: 5000,
+      onProgress: async (n) => {
+        progress.push(n);
+      },
+    });
+    expect(r.items).toEqual(Array.from({ length: 1050 }, (_, i) => i));
+    expect(r).toMatchObject({ total: 1050, nextStart: null, omitted: 0, pages: 11 });
+    expect(calls.every(([, limit]) => limit <= 100)).toBe(true);
+    expect(progress.at(-1)).toBe(1050);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+  });
+
+  it("stops at max_records and says how many were left out", async () => {
+    const { fetch } = endpoint(1050);
+    const r = await collectPages(fetch, { start: 0, limit: 25, all: true, maxRecords: 250 });
+    expect(r.items).toHaveLength(250);
+    expect(r).toMatchObject({ total: 1050, omitted: 800, nextStart: 250 });
+  });
+
+  it("keeps walking when total is only the page length (upstream-notes)", async () => {
+    const { fetch } = endpoint(230, (page) => page.length);
+    const r = await collectPages(fetch, { start: 0, limit: 25, all: true, maxRecords: 1000 });
+    expect(r.items).toHaveLength(230);
+    expect(r.omitted).toBe(0);
+  });
+
+  it("stops on a repeated page instead of looping", async () => {
+    const page = Array.from({ length: 100 }, (_, i) => i);
+    const r = await collectPages(async () => ({ data: page, total: 100 }), {
+      start: 0,
+      limit: 100,
+      all: true,
+      maxRecords: 1000,
+    });
+    expect(r.items).toHaveLength(100);
+    expect(r.repeatedPageAt).toBe(100);
+  });
+});

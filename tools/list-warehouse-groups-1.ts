@@ -1,0 +1,85 @@
+/** Tool `list_warehouse_groups_1`: GET warehouses_groups_1 (api-spec §4.5). */
+import { z } from "zod";
+import { collectPages } from "../src/paging.js";
+import { defineTool } from "../src/tool.js";
+import {
+  all,
+  DEFAULT_MAX_RECORDS,
+  limit,
+  maxRecords,
+  pageInfo,
+  pagingHint,
+  positiveId,
+  start,
+} from "./params.js";
+
+const DEFAULT_LIMIT = 100;
+
+export const ListWarehouseGroups1Input = z.strictObject({
+  id: positiveId("Return only this classification id.").optional(),
+  only_enabled: z
+    .boolean()
+    .optional()
+    .describe("Default true: enabled classifications only; false includes disabled ones."),
+  start,
+  limit: limit(DEFAULT_LIMIT),
+  all,
+  max_records: maxRecords,
+});
+
+export const ListWarehouseGroups1Output = z.object({
+  ...pageInfo,
+  groups: z.array(z.object({ id: z.number(), description: z.string(), enabled: z.boolean() })),
+});
+
+export default defineTool({
+  name: "list_warehouse_groups_1",
+  title: "List warehouse classification 1",
+  description: [
+    "List the catalogue of warehouse classification 1 (the first-level grouping of warehouses) of the company.",
+    "Use this tool to find a classification id or name, or to see which are disabled (only_enabled=false).",
+    `Pages of up to 100 (default ${DEFAULT_LIMIT}); all=true walks every page up to max_records (default ${DEFAULT_MAX_RECORDS}). No match is an empty list, not an error.`,
+    'Example: {"only_enabled": false, "all": true}',
+  ].join("\n"),
+  inputSchema: ListWarehouseGroups1Input,
+  outputSchema: ListWarehouseGroups1Output,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async handler(input, ctx) {
+    const query = { id: input.id, only_enabled: input.only_enabled };
+    const result = await collectPages(
+      (pageStart, pageLimit) =>
+        ctx.api.listWarehouseGroups1(
+          { ...query, start: pageStart, limit: pageLimit },
+          { signal: ctx.signal },
+        ),
+      {
+        start: input.start ?? 0,
+        limit: input.limit ?? DEFAULT_LIMIT,
+        all: input.all ?? false,
+        maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
+        onProgress: (fetched, target) =>
+          ctx.progress({
+            progress: fetched,
+            total: target,
+            message: `Fetched ${fetched} of ${target} classifications`,
+          }),
+      },
+    );
+    return {
+      total: result.total,
+      returned: result.items.length,
+      start: result.start,
+      next_start: result.nextStart,
+      omitted: result.omitted,
+      groups: result.items.map((g) => ({ id: g.id, description: g.description, enabled: g.enabled })),
+    };
+  },
+  toText: (out) =>
+    [
+      `${out.returned} of ${out.total} classification(s) from start=${out.start}:`,
+      ...out.groups.map((g) => `${g.id} ${g.description}${g.enabled ? "" : " (disabled)"}`),
+      pagingHint(out),
+    ]
+      .filter((l) => l !== "")
+      .join("\n"),
+});
