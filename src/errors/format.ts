@@ -1,0 +1,105 @@
+/**
+ * Any thrown value → one line an agent can act on, plus JSON details (STYLE.md rule 9).
+ * `ApiError` and `UserInputError` keep every `{index, error}` item (never truncated) and get a
+ * short hint per code; anything else becomes a generic line without stack or secret.
+ * IMPORTANT: everything returned here passes through redact/scrubText.
+ */
+import { ApiError, ConfigError, type ErrorCode, type IndexedError, UserInputError } from "./api-error.js";
+import { redact, scrubText } from "./redact.js";
+
+export interface FormattedError {
+  /** One line: what happened, the upstream's own words, and what to do. */
+  text: string;
+  /** Structured detail for the JSON block of the result. */
+  details: unknown;
+}
+
+const HEADLINE: Record<ErrorCode, string> = {
+  VALIDATION: "Upstream rejected the request",
+  NOT_FOUND: "Not found upstream",
+  FORBIDDEN: "Permission denied upstream",
+  AUTH: "Upstream authentication failed",
+  CONFLICT: "Upstream reports a conflict",
+  RATE_LIMITED: "Upstream rate limit reached",
+  UPSTREAM: "Upstream error",
+  BAD_RESPONSE: "Unexpected upstream response",
+  TIMEOUT: "Upstream timed out",
+  NETWORK: "Upstream unreachable",
+  SECURITY: "Upstream response rejected",
+  CANCELLED: "Cancelled",
+};
+
+function retryAfterSeconds(details: unknown): number | undefined {
+  const v = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof v === "number" ? v : undefined;
+}
+
+function outcomeUnknown(details: unknown): boolean {
+  return (details as { outcome?: unknown } | undefined)?.outcome === "unknown";
+}
+
+function hint(error: ApiError): string | undefined {
+  if (outcomeUnknown(error.details))
+    return "the write may have been applied: check upstream before repeating it (use an idempotency key)";
+  switch (error.code) {
+    case "AUTH":
+      return "check MMS_CLIENT_ID/MMS_CLIENT_SECRET (OAuth) or MMS_HAWK_ID/MMS_HAWK_KEY (Hawk)";
+    case "FORBIDDEN":
+      return "the credential lacks the permission for this operation, or the company lacks the advanced-APIs add-on (or, for list_dags, the hub permission)";
+    case "RATE_LIMITED": {
+      const wait = retryAfterSeconds(error.details);
+      return wait === undefined ? "wait about a minute, then retry" : `wait ${wait} s, then retry`;
+    }
+    case "TIMEOUT":
+    case "NETWORK":
+      return error.retryable ? "upstream unreachable or slow: retry later" : "check the configured URL";
+    case "CONFLICT":
+      return "the item already exists: do not repeat the request";
+    case "SECURITY":
+      return "the response failed Hawk verification and its data was discarded: check MMS_HAWK_KEY and the network path";
+    case "NOT_FOUND":
+      return "check the identifiers (list or query them first)";
+    case "VALIDATION":
+      return "fix the listed inputs and send again";
+    case "UPSTREAM":
+      return error.retryable ? "temporary upstream failure: retry later" : undefined;
+    case "BAD_RESPONSE":
+      return error.retryable
+        ? "a proxy or gateway answered: retry later"
+        : "check MMS_BASE_URL / MMS_HUB_URL (a proxy or wrong URL answered)";
+    default:
+      return undefined;
+  }
+}
+
+const oneLine = (text: string) => scrubText(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
+
+const isIndexedList = (v: unknown): v is IndexedError[] =>
+  Array.isArray(v) &&
+  v.length > 0 &&
+  v.every((e) => typeof e === "object" && e !== null && typeof (e as IndexedError).index === "number");
+
+/** Format any thrown value for an MCP error result. */
+export function formatError(error: unknown): FormattedError {
+  if (error instanceof ApiError) {
+    const status = error.status === undefined ? "" : `${error.status} `;
+    const h = hint(error);
+    const text = `${HEADLINE[error.code] ?? "Upstream error"} (${status}${error.code}): ${error.message}${h ? ` (hint: ${h})` : ""}`;
+    return { text: oneLine(text), details: redact(error.toJSON()) };
+  }
+  if (error instanceof UserInputError) {
+    const list = isIndexedList(error.details)
+      ? error.details.map((e) => `[${e.index}] ${e.error}`).join("; ")
+      : undefined;
+    const text = `Invalid input: ${error.message}${list && !error.message.includes(list) ? `: ${list}` : ""}`;
+    return { text: oneLine(text), details: redact(error.toJSON()) };
+  }
+  if (error instanceof ConfigError) {
+    return { text: oneLine(error.message), details: redact({ name: error.name, problems: error.problems }) };
+  }
+  const name = error instanceof Error ? error.name : typeof error;
+  return {
+    text: `Internal error while handling the call (${scrubText(name)}); see the server log`,
+    details: { name: scrubText(name) },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Shared setup for client tests: a Config pointing at a fake upstream, a capturing logger,
+ * and the demo credentials whose values must never appear in an error or a log line.
+ */
+import type { Config } from "../../src/config.js";
+import { createLogger, type Logger } from "../../src/logger.js";
+import { Secret } from "../../src/secret.js";
+import { type FakeUpstream, sendJson, startFake } from "./fake-upstream.js";
+
+export const CLIENT_ID = "client-abc";
+export const CLIENT_SECRET = "s3cr3t-client-secret-value";
+export const HAWK_ID = "dh37fgj492je";
+export const HAWK_KEY = "werxhqb98rpaxn39848xrunpaw3489ruxnpa98w4rxn";
+export const TOKEN_PREFIX = "tok-live-";
+
+export function makeConfig(url: string, overrides: Partial<Config> = {}): Config {
+  return {
+    baseUrl: `${url}/api`,
+    hubUrl: url,
+    auth: "oauth",
+    oauth: { clientId: CLIENT_ID, clientSecret: new Secret(CLIENT_SECRET), authUrl: url },
+    hawk: { id: HAWK_ID, key: new Secret(HAWK_KEY), app: undefined, dlg: undefined, payloadHash: true },
+    timeoutMs: 2_000,
+    maxRetries: 3,
+    httpToken: undefined,
+    logLevel: "debug",
+    ...overrides,
+  };
+}
+
+export function captureLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger({ level: "debug", sink: (l) => lines.push(l) }), lines };
+}
+
+/** Fast retry settings for tests. */
+export const FAST = { backoffBaseMs: 5, backoffMaxMs: 20, totalBudgetMs: 5_000 } as const;
+
+/** A fake with a token endpoint issuing tok-live-1, tok-live-2, … */
+export async function fakeWithTokens(
+  expiresIn = 7200,
+): Promise<FakeUpstream & { tokensIssued: () => number }> {
+  const fake = await startFake();
+  let n = 0;
+  fake.on("POST", "/oauth/token", (_req, res) => {
+    n += 1;
+    sendJson(res, 200, { access_token: `${TOKEN_PREFIX}${n}`, token_type: "Bearer", expires_in: expiresIn });
+  });
+  return Object.assign(fake, { tokensIssued: () => n });
+}
