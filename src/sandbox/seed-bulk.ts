@@ -103,12 +103,13 @@ function budget(rnd: Rnd, now: number, companyId: number, i: number, woIndex: nu
   // About 45% of the budgets fall in the last 30 days, the rest spread over ~90 days.
   const ageDays = i % 20 < 9 ? rnd() * 29 : rnd() * 90;
   const woCreated = Math.floor(now - ageDays * DAY - rnd() * 3_600_000);
-  const budgetCreated = woCreated + int(rnd, 1, 48) * 3_600_000;
+  // Past events never lie in the future of "now"; a final date may (planned end of the work).
+  const budgetCreated = Math.min(woCreated + int(rnd, 1, 48) * 3_600_000, now - 60_000);
   const initial = woCreated + int(rnd, 0, 72) * 3_600_000;
   const woState = pick(rnd, [1, 1, 2, 2, 3, 4] as const);
   const final = woState === 1 ? null : initial + int(rnd, 4, 240) * 3_600_000;
   const status = pick(rnd, [1, 1, 2, 2, 2, 3] as const);
-  const approval = status === 1 ? null : budgetCreated + int(rnd, 1, 96) * 3_600_000;
+  const approval = status === 1 ? null : Math.min(budgetCreated + int(rnd, 1, 96) * 3_600_000, now - 30_000);
   const currency =
     i % 9 === 0 ? CURRENCIES[2] : i % 13 === 0 ? CURRENCIES[3] : pick(rnd, CURRENCIES.slice(0, 2));
   const asset = pick(rnd, ASSETS);

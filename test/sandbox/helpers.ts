@@ -2,6 +2,7 @@
  * Test helpers for the sandbox suite: raw HTTP through `fetch` (never the project's client,
  * which the sandbox is an oracle for), token fetching and Hawk-signed requests.
  */
+import { request as httpRequest } from "node:http";
 import Hawk from "hawk";
 import {
   DEMO_CREDENTIALS,
@@ -152,5 +153,33 @@ export function hawkVerify(
   return Hawk.client.authenticate({ headers } as never, a.credentials, a.artifacts, {
     payload: a.text,
     required,
+  });
+}
+
+/**
+ * A request through node:http (fetch turns a 407 into a network error, per the Fetch standard,
+ * so the Hawk 407 answer must be read this way).
+ */
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers as Record<string, string>,
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
   });
 }
