@@ -11,15 +11,20 @@ import {
   startSandbox,
 } from "../../src/sandbox/index.js";
 
-export const HAWK = {
+export interface HawkCredentials {
+  id: string;
+  key: string;
+  algorithm: "sha256";
+}
+export const HAWK: HawkCredentials = {
   id: DEMO_CREDENTIALS.hawk.id,
   key: DEMO_CREDENTIALS.hawk.key,
-  algorithm: "sha256" as const,
+  algorithm: "sha256",
 };
-export const HAWK_OTHER = {
+export const HAWK_OTHER: HawkCredentials = {
   id: DEMO_CREDENTIALS.hawkOther.id,
   key: DEMO_CREDENTIALS.hawkOther.key,
-  algorithm: "sha256" as const,
+  algorithm: "sha256",
 };
 
 export type ClientName = keyof typeof DEMO_CREDENTIALS.oauth;
@@ -107,7 +112,7 @@ export async function bearer<T = Envelope>(
 export interface HawkOptions {
   /** Server clock (the sandbox's clock); the signer's offset is computed from it unless given. */
   clock?: { now(): number };
-  credentials?: typeof HAWK;
+  credentials?: HawkCredentials;
   payloadHash?: boolean;
   timestamp?: number;
   nonce?: string;
@@ -123,7 +128,7 @@ export async function hawk<T = Envelope>(
   path: string,
   body?: unknown,
   opts: HawkOptions = {},
-): Promise<Answer<T> & { artifacts: Hawk.crypto.Artifacts; credentials: typeof HAWK }> {
+): Promise<Answer<T> & { artifacts: Hawk.crypto.Artifacts; credentials: HawkCredentials }> {
   const credentials = opts.credentials ?? HAWK;
   const url = `${sb.url}${path}`;
   const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
@@ -143,7 +148,7 @@ export async function hawk<T = Envelope>(
 
 /** Verify a response's Server-Authorization / WWW-Authenticate with hawk's client. */
 export function hawkVerify(
-  a: { headers: Headers; text: string; artifacts: Hawk.crypto.Artifacts; credentials: typeof HAWK },
+  a: { headers: Headers; text: string; artifacts: Hawk.crypto.Artifacts; credentials: HawkCredentials },
   required = true,
 ) {
   const headers: Record<string, string> = {};
