@@ -1,0 +1,152 @@
+/**
+ * Persistence (`stateFile`: round trip across restarts, atomic writes, corrupt file is a clear
+ * error and is left untouched) and the `maintenance-mcp sandbox` command.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runSandboxCommand } from "../../src/sandbox/cli.js";
+import { startSandbox } from "../../src/sandbox/index.js";
+import { bearer, type Envelope, token } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sandbox-state-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const purchase = {
+  movement_type: 1,
+  document: "P-1",
+  code_user: "HR-001",
+  items: [{ code: "SP-1003", qty: 3, unit_cost: 9 }],
+};
+
+describe("stateFile", () => {
+  it("round trip: movements, stock, counters and tokens survive a restart", async () => {
+    const file = join(dir, "round.json");
+    const a = await startSandbox({ stateFile: file });
+    const tok = await token(a);
+    const first = await bearer<Envelope<{ folio_target: string }>>(
+      a,
+      tok,
+      "POST",
+      "/api/warehouse_entries_orders/WH-MAIN",
+      purchase,
+    );
+    expect(first.status).toBe(200);
+    const stock = a.state.warehouses[0]!.stock["SP-1003"];
+    await a.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+
+    const b = await startSandbox({ stateFile: file });
+    try {
+      expect(b.state.movements).toHaveLength(1);
+      expect(b.state.warehouses[0]!.stock["SP-1003"]).toBe(stock);
+      // The token issued before the restart is still valid.
+      const second = await bearer<Envelope<{ folio_target: string }>>(
+        b,
+        tok,
+        "POST",
+        "/api/warehouse_entries_orders/WH-MAIN",
+        purchase,
+      );
+      expect(second.status).toBe(200);
+      expect(Number(second.body.data.folio_target)).toBe(Number(first.body.data.folio_target) + 1);
+    } finally {
+      await b.close();
+    }
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { movements: unknown[] };
+    expect(saved.movements).toHaveLength(2);
+  });
+
+  it("a corrupt file is a clear Error and is never overwritten", async () => {
+    const file = join(dir, "corrupt.json");
+    writeFileSync(file, "{ this is not json");
+    await expect(startSandbox({ stateFile: file })).rejects.toThrow(
+      /corrupt.*not valid JSON.*left untouched/s,
+    );
+    expect(readFileSync(file, "utf8")).toBe("{ this is not json");
+    writeFileSync(file, JSON.stringify({ version: 1, companies: "nope" }));
+    await expect(startSandbox({ stateFile: file })).rejects.toThrow(
+      /corrupt \("companies" is not an array\)/,
+    );
+    writeFileSync(file, JSON.stringify({ version: 99 }));
+    await expect(startSandbox({ stateFile: file })).rejects.toThrow(/unsupported version 99/);
+  });
+
+  it("the same seed gives the same data; another seed changes the generated part only", async () => {
+    const now = Date.UTC(2025, 0, 1);
+    const clock = { now: () => now };
+    const [x, y, z] = await Promise.all([
+      startSandbox({ clock, seed: 7 }),
+      startSandbox({ clock, seed: 7 }),
+      startSandbox({ clock, seed: 8 }),
+    ]);
+    try {
+      expect(x.state.budgets).toEqual(y.state.budgets);
+      expect(x.state.dags).toEqual(y.state.dags);
+      expect(x.state.dags[0]!.dag_id).not.toBe(z.state.dags[0]!.dag_id);
+      expect(z.state.items).toEqual(x.state.items);
+    } finally {
+      await Promise.all([x.close(), y.close(), z.close()]);
+    }
+  });
+});
+
+describe("maintenance-mcp sandbox", () => {
+  it("prints URLs, MMS_* exports and demo credentials on stdout; serves until stopped", async () => {
+    let out = "";
+    let served = 0;
+    const code = await runSandboxCommand(["--port", "0", "--faults", "--state", join(dir, "cli.json")], {
+      stdout: (t) => {
+        out += t;
+      },
+      until: async (sb) => {
+        served = (await fetch(`${sb.url}/__faults`)).status;
+      },
+    });
+    expect(code).toBe(0);
+    expect(served).toBe(200);
+    expect(out).toMatch(/export MMS_BASE_URL=http:\/\/127\.0\.0\.1:\d+\/api\n/);
+    expect(out).toMatch(/export MMS_AUTH_URL=http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(out).toMatch(/export MMS_HUB_URL=/);
+    expect(out).toContain("export MMS_CLIENT_ID=demo-client");
+    expect(out).toContain("readonly-client / readonly-secret");
+    expect(out).toContain("demo-hawk-key");
+    expect(out).toContain("sandbox stopped");
+  });
+
+  it("stops cleanly on SIGTERM", async () => {
+    let out = "";
+    const running = runSandboxCommand(["--port", "0"], {
+      stdout: (t) => {
+        out += t;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const url = /main API\s+(\S+)/.exec(out)![1]!;
+    expect((await fetch(`${url}/wo_budget`)).status).toBe(401);
+    process.emit("SIGTERM");
+    await expect(running).resolves.toBe(0);
+    await expect(fetch(`${url}/wo_budget`)).rejects.toThrow();
+  });
+
+  it("unknown flag → message on stderr, exit code 2; --help → 0", async () => {
+    let err = "";
+    const code = await runSandboxCommand(["--bogus"], { stderr: (t) => (err += t), stdout: () => {} });
+    expect(code).toBe(2);
+    expect(err).toMatch(/Unknown option '--bogus'/);
+    expect(err).toContain("Usage: maintenance-mcp sandbox");
+    expect(await runSandboxCommand(["--port", "x"], { stderr: () => {} })).toBe(2);
+    let help = "";
+    expect(await runSandboxCommand(["--help"], { stdout: (t) => (help += t) })).toBe(0);
+    expect(help).toContain("--state FILE");
+  });
+
+  it("a corrupt state file → exit code 1 with the reason on stderr", async () => {
+    const file = join(dir, "cli-corrupt.json");
+    writeFileSync(file, "nope");
+    let err = "";
+    expect(await runSandboxCommand(["--port", "0", "--state", file], { stderr: (t) => (err += t) })).toBe(1);
+    expect(err).toMatch(/corrupt/);
+  });
+});
