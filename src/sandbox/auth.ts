@@ -73,7 +73,10 @@ export class AuthService {
       return oauthError(400, "unsupported_grant_type", "Only grant_type=client_credentials is supported");
     }
     const token = randomBytes(24).toString("base64url");
-    this.#state().tokens[token] = {
+    const tokens = this.#state().tokens;
+    // Forget tokens expired for more than a day, so a long-lived state file does not grow forever.
+    for (const [t, v] of Object.entries(tokens)) if (v.expiresAt < this.#now() - 86_400_000) delete tokens[t];
+    tokens[token] = {
       clientId: client.clientId,
       companyId: client.companyId,
       expiresAt: this.#now() + TOKEN_LIFETIME_SEC * 1000,

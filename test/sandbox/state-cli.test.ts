@@ -92,6 +92,24 @@ describe("stateFile", () => {
   });
 });
 
+describe("close", () => {
+  it("closes keep-alive and pending connections promptly", async () => {
+    const sb = await startSandbox();
+    const tok = await token(sb);
+    await bearer(sb, tok, "GET", "/api/warehouses_groups_1?limit=1"); // leaves an idle keep-alive socket
+    sb.faults.latency(5_000, "/api/wo_budget");
+    const pending = fetch(`${sb.baseUrl}/wo_budget`, { headers: { Authorization: `Bearer ${tok}` } }).catch(
+      (e: Error) => e,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const t = Date.now();
+    await sb.close();
+    expect(Date.now() - t).toBeLessThan(1_000);
+    expect(await pending).toBeInstanceOf(Error);
+    await sb.close(); // idempotent
+  });
+});
+
 describe("maintenance-mcp sandbox", () => {
   it("prints URLs, MMS_* exports and demo credentials on stdout; serves until stopped", async () => {
     let out = "";
