@@ -30,7 +30,8 @@ export const num = z.union([
 ]);
 /** `num`, or null when absent, null or empty text. */
 export const numOrNull = z
-  .union([num, z.literal(""), z.null(), z.undefined()])
+  .union([num, z.literal(""), z.null()])
+  .optional()
   .transform((v) => (v === "" || v === undefined ? null : v));
 
 /** A boolean, or "true"/"false"/"1"/"0"/1/0. */
@@ -45,17 +46,25 @@ export const bool = z.union([
 /** Text, or a number sent where text is documented (`folio_target`, `folio`). */
 export const text = z.union([z.string(), z.number().transform(String)]);
 export const textOrNull = z
-  .union([text, z.null(), z.undefined()])
-  .transform((v) => (v === undefined ? null : v));
+  .union([text, z.null()])
+  .optional()
+  .transform((v) => v ?? null);
 /** Display text that may be missing: null/absent → "". */
-const label = z.union([text, z.null(), z.undefined()]).transform((v) => v ?? "");
+const label = z
+  .union([text, z.null()])
+  .optional()
+  .transform((v) => v ?? "");
 /** Number or text id, kept as sent (api-spec §2.2 `id_third_party`). */
 const idLoose = z
-  .union([z.number(), z.string(), z.null(), z.undefined()])
-  .transform((v) => (v === undefined ? null : v));
+  .union([z.number(), z.string(), z.null()])
+  .optional()
+  .transform((v) => v ?? null);
 /** An array, with null/absent as empty (api-spec §4.5). */
 const list = <T extends z.ZodType>(item: T) =>
-  z.union([z.array(item), z.null(), z.undefined()]).transform((v) => v ?? []);
+  z
+    .union([z.array(item), z.null()])
+    .optional()
+    .transform((v) => v ?? []);
 
 export const TaskResourceSchema = z.object({
   id: num,

@@ -34,7 +34,11 @@ export function captureLogger(): { logger: Logger; lines: string[] } {
 }
 
 /** Fast retry settings for tests. */
-export const FAST = { backoffBaseMs: 5, backoffMaxMs: 20, totalBudgetMs: 5_000 } as const;
+export const FAST: { backoffBaseMs: number; backoffMaxMs: number; totalBudgetMs: number } = {
+  backoffBaseMs: 5,
+  backoffMaxMs: 20,
+  totalBudgetMs: 5_000,
+};
 
 /** A fake with a token endpoint issuing tok-live-1, tok-live-2, … */
 export async function fakeWithTokens(

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, UserInputError } from "../../src/errors/api-error.js";
+import { formatError } from "../../src/errors/format.js";
+import { Secret } from "../../src/secret.js";
+
+describe("formatError", () => {
+  it("lists every 422 index on one line with a hint", () => {
+    const details = [
+      { index: 1, error: "id_item 99 is not a tool or spare part" },
+      { index: 3, error: "duplicate resource" },
+    ];
+    const { text, details: out } = formatError(
+      new ApiError({
+        status: 422,
+        code: "VALIDATION",
+        message: "[1] id_item 99 is not a tool or spare part; [3] duplicate resource",
+        details,
+      }),
+    );
+    expect(text).toBe(
+      "Upstream rejected the request (422 VALIDATION): [1] id_item 99 is not a tool or spare part; [3] duplicate resource (hint: fix the listed inputs and send again)",
+    );
+    expect(out).toMatchObject({ code: "VALIDATION", details });
+  });
+
+  it.each([
+    ["AUTH", 401, "MMS_CLIENT_ID/MMS_CLIENT_SECRET"],
+    ["AUTH", 401, "MMS_HAWK_ID/MMS_HAWK_KEY"],
+    ["FORBIDDEN", 403, "advanced-APIs add-on"],
+    ["CONFLICT", 408, "already exists: do not repeat"],
+    ["SECURITY", 200, "data was discarded"],
+    ["TIMEOUT", undefined, "retry later"],
+    ["NETWORK", undefined, "upstream unreachable"],
+  ] as const)("%s has a hint mentioning %s", (code, status, fragment) => {
+    const { text } = formatError(
+      new ApiError({ status, code, message: "m", retryable: code === "TIMEOUT" || code === "NETWORK" }),
+    );
+    expect(text).toContain(fragment);
+    expect(text).not.toContain("\n");
+  });
+
+  it("tells how long to wait when rate limited", () => {
+    const { text } = formatError(
+      new ApiError({
+        status: 429,
+        code: "RATE_LIMITED",
+        message: "slow",
+        details: { retryAfterSeconds: 42 },
+      }),
+    );
+    expect(text).toContain("wait 42 s");
+  });
+
+  it("warns that an interrupted write may have been applied", () => {
+    const { text } = formatError(
+      new ApiError({ code: "NETWORK", message: "reset", details: { outcome: "unknown" } }),
+    );
+    expect(text).toContain("may have been applied");
+  });
+
+  it("formats UserInputError the same way, every index listed", () => {
+    const { text } = formatError(
+      new UserInputError("duplicate resources in the request", [
+        { index: 2, error: "same as resource 0" },
+        { index: 4, error: "same as resource 1" },
+      ]),
+    );
+    expect(text).toBe(
+      "Invalid input: duplicate resources in the request: [2] same as resource 0; [4] same as resource 1",
+    );
+  });
+
+  it("hides stacks, unknown messages and secrets", () => {
+    const secret = new Secret("super-secret-token-value-123");
+    const err = new Error(`boom ${secret.reveal()}`);
+    const { text, details } = formatError(err);
+    expect(text).toBe("Internal error while handling the call (Error); see the server log");
+    expect(JSON.stringify(details)).not.toContain("super-secret");
+    const api = formatError(
+      new ApiError({
+        code: "UPSTREAM",
+        message: `echo ${secret.reveal()}`,
+        details: { token: "x", note: secret.reveal() },
+      }),
+    );
+    expect(api.text).not.toContain("super-secret");
+    expect(JSON.stringify(api.details)).not.toContain("super-secret");
+  });
+});
