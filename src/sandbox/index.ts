@@ -10,7 +10,8 @@ import { type Logger, silentLogger } from "../logger.js";
 import { AuthService } from "./auth.js";
 import { type FaultController, Faults } from "./faults.js";
 import type { Env } from "./routes/common.js";
-import { createSeedState, DEMO_CREDENTIALS } from "./seed.js";
+import { DEMO_CREDENTIALS } from "./seed.js";
+import { createSeedState } from "./seed-state.js";
 import { createPipeline } from "./server.js";
 import { loadState, type SandboxState, saveState } from "./state.js";
 
