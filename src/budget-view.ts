@@ -6,7 +6,8 @@
 import type { Budget } from "./client/types.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 
-export interface CompactBudget {
+// A type alias, not an interface, so it fits the loose output schema (index signature).
+export type CompactBudget = {
   folio: string;
   wo_folio: string | null;
   status: number;
@@ -22,7 +23,7 @@ export interface CompactBudget {
   date_create: string;
   approval_date: string | null;
   final_date: string | null;
-}
+};
 
 /** Sum of the budget lines' total_cost, rounded to cents (the API gives no budget total). */
 export function itemsTotal(b: Budget): number {

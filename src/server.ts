@@ -98,7 +98,17 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   >;
   // Without $schema, MCP reads the 2020-12 dialect, which these schemas also satisfy; saves context.
   delete json.$schema;
+  // The validator enforces unknown keys (strict inputs) and we control outputs: in the
+  // listing, "additionalProperties" only costs the agent's context.
+  stripAdditional(json);
   return json;
+}
+
+function stripAdditional(node: unknown): void {
+  if (node === null || typeof node !== "object") return;
+  const n = node as Record<string, unknown>;
+  delete n.additionalProperties;
+  for (const value of Object.values(n)) stripAdditional(value);
 }
 
 const prepared = new WeakMap<AnyTool, Prepared>();
@@ -117,7 +127,7 @@ function prepare(tool: AnyTool): Prepared {
         description: tool.description,
         inputSchema: inputJson as ToolListing["inputSchema"],
         outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
-        annotations: { title: tool.title, ...tool.annotations },
+        annotations: { ...tool.annotations },
       },
     };
     prepared.set(tool, p);

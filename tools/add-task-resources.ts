@@ -5,54 +5,44 @@ import { UserInputError } from "../src/errors/api-error.js";
 import { defineTool } from "../src/tool.js";
 import { positiveId } from "./params.js";
 
-const note = z.string().max(2000).optional().describe("Optional note stored on the resource.");
+const note = z.string().max(2000).optional();
 
 const Resource = z.discriminatedUnion("type_description", [
   z.strictObject({
     type_description: z.literal("INVENTORY"),
-    id_item: positiveId("Inventory item id; the item must be a tool or a spare part."),
+    id_item: positiveId("A tool or spare part."),
     note,
   }),
   z.strictObject({
     type_description: z.literal("HUMAN_RESOURCES"),
-    id_hourly_rate: positiveId("Hourly rate id (labour)."),
+    id_hourly_rate: positiveId(),
     note,
   }),
   z.strictObject({
     type_description: z.literal("SERVICES"),
-    id_service_type: positiveId("Service type id."),
+    id_service_type: positiveId(),
     note,
   }),
 ]);
 
 export const AddTaskResourcesInput = z.strictObject({
   id_group_task: positiveId("Task plan id."),
-  id_task: positiveId("Task id; must belong to the plan id_group_task."),
-  resources: z
-    .array(Resource)
-    .min(1)
-    .max(50)
-    .describe("1 to 50 resources; each reference at most once per task."),
+  id_task: positiveId("Task id in that plan."),
+  resources: z.array(Resource).min(1).max(50),
 });
 
-const CreatedResource = z.object({
-  id: z.number().int(),
-  type_description: z.enum(["INVENTORY", "HUMAN_RESOURCES", "SERVICES"]),
-  quantity: z.number().describe("Always 1: the API fixes the quantity of task resources."),
-  unit_cost: z
-    .number()
-    .describe("Taken from the source record (item average cost, hourly rate, service cost); 0 when none."),
-  id_item: z.number().int().optional(),
-  id_hourly_rate: z.number().int().optional(),
-  id_service_type: z.number().int().optional(),
-  note: z.string().nullable().optional(),
+/** api-spec §2.1; the reference (id_item, id_hourly_rate or id_service_type) and note come along. */
+const CreatedResource = z.looseObject({
+  id: z.number(),
+  type_description: z.string(),
+  unit_cost: z.number(),
 });
 
 export const AddTaskResourcesOutput = z.object({
-  id_group_task: z.number().int(),
-  id_task: z.number().int(),
-  total: z.number().int().describe("Resources created."),
-  resources: z.array(CreatedResource).describe("Created resources, in request order."),
+  id_group_task: z.number(),
+  id_task: z.number(),
+  total: z.number(),
+  resources: z.array(CreatedResource),
 });
 
 function reference(r: TaskResourceInput): string {
@@ -88,11 +78,10 @@ export default defineTool({
   name: "add_task_resources",
   title: "Add resources to a task-plan task",
   description: [
-    "Add inventory items (tools, spare parts), labour (hourly rates) or services to a task of a maintenance task plan.",
-    "Use this tool when planning what a task will need. All-or-nothing: if any resource is invalid, none is added and every failing index is reported.",
-    "type_description: INVENTORY needs id_item (a tool or spare part), HUMAN_RESOURCES needs id_hourly_rate, SERVICES needs id_service_type.",
-    "Quantity is always 1 and unit_cost comes from the source record (0 when it has none); a resource already on the task is rejected.",
-    'Example: {"id_group_task": 1, "id_task": 101, "resources": [{"type_description": "INVENTORY", "id_item": 2001}, {"type_description": "SERVICES", "id_service_type": 5, "note": "external"}]}',
+    "Add tools/spare parts (INVENTORY), labour (HUMAN_RESOURCES) or services (SERVICES) to a task of a task plan.",
+    "Use this tool when planning what a task needs. All-or-nothing: errors list every failing index.",
+    "Quantity is always 1; unit_cost comes from the source record (0 if none).",
+    'Example: {"id_group_task": 1, "id_task": 101, "resources": [{"type_description": "INVENTORY", "id_item": 1001}]}',
   ].join("\n"),
   inputSchema: AddTaskResourcesInput,
   outputSchema: AddTaskResourcesOutput,
@@ -113,7 +102,7 @@ export default defineTool({
       id_group_task: input.id_group_task,
       id_task: input.id_task,
       total: created.length,
-      resources: created,
+      resources: created.map((r) => ({ ...r })),
     };
   },
   toText: (out) =>
@@ -121,7 +110,7 @@ export default defineTool({
       `Added ${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each):`,
       ...out.resources.map(
         (r) =>
-          `- #${r.id} ${r.type_description} ${r.id_item ?? r.id_hourly_rate ?? r.id_service_type} unit_cost ${r.unit_cost}`,
+          `- #${r.id} ${r.type_description} ${String(r.id_item ?? r.id_hourly_rate ?? r.id_service_type)} unit_cost ${r.unit_cost}`,
       ),
     ].join("\n"),
 });

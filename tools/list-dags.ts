@@ -9,9 +9,9 @@ export const ListDagsOutput = z.object({
   total: z.number().int(),
   dags: z.array(
     z.object({
-      dag_id: z.string().describe("UUID of the pipeline."),
+      dag_id: z.string(),
       description: z.string(),
-      last_run: z.string().nullable().describe("Date of the last run, YYYY-MM-DD."),
+      last_run: z.string().nullable(),
     }),
   ),
 });
@@ -20,8 +20,8 @@ export default defineTool({
   name: "list_dags",
   title: "List ETL integrations (DAGs)",
   description: [
-    "List the company's ETL data pipelines (DAGs) on the integration hub, with the date of each one's last run.",
-    "Use this tool to check which integrations exist and whether they ran recently. Needs the hub permission of the automation module.",
+    "List the company's ETL pipelines (DAGs) on the integration hub, with their last run date.",
+    "Use this tool to check which integrations exist and whether they ran recently.",
     "Example: {}",
   ].join("\n"),
   inputSchema: ListDagsInput,

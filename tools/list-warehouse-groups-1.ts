@@ -16,7 +16,7 @@ import {
 const DEFAULT_LIMIT = 100;
 
 export const ListWarehouseGroups1Input = z.strictObject({
-  id: positiveId("Return only this classification id.").optional(),
+  id: positiveId("This classification only.").optional(),
   only_enabled: z
     .boolean()
     .optional()
@@ -36,9 +36,9 @@ export default defineTool({
   name: "list_warehouse_groups_1",
   title: "List warehouse classification 1",
   description: [
-    "List the catalogue of warehouse classification 1 (the first-level grouping of warehouses) of the company.",
-    "Use this tool to find a classification id or name, or to see which are disabled (only_enabled=false).",
-    `Pages of up to 100 (default ${DEFAULT_LIMIT}); all=true walks every page up to max_records (default ${DEFAULT_MAX_RECORDS}). No match is an empty list, not an error.`,
+    "List the company's warehouse classification 1 catalogue.",
+    "Use this tool to find a classification id or name.",
+    `Pages of up to 100 (default ${DEFAULT_LIMIT}).`,
     'Example: {"only_enabled": false, "all": true}',
   ].join("\n"),
   inputSchema: ListWarehouseGroups1Input,

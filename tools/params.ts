@@ -5,28 +5,26 @@
 import { z } from "zod";
 import { MAX_PAGE_SIZE } from "../src/paging.js";
 
-export const positiveId = (what: string) => z.number().int().positive().describe(what);
+/** A non-empty string of at most `max` characters (the emptiness check stays out of the JSON Schema to save context). */
+export const text = (max: number, what?: string) => {
+  const schema = z
+    .string()
+    .max(max)
+    .refine((v) => v.trim() !== "", { error: "must not be empty" });
+  return what ? schema.describe(what) : schema;
+};
 
-export const start = z
-  .number()
-  .int()
-  .min(0)
-  .optional()
-  .describe("Offset of the first record (0-based, default 0). Use `next_start` from the previous result.");
+export const positiveId = (what?: string) => {
+  const id = z.number().int().positive();
+  return what ? id.describe(what) : id;
+};
+
+export const start = z.number().int().min(0).max(1_000_000).optional();
 
 export const limit = (fallback: number) =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PAGE_SIZE)
-    .optional()
-    .describe(`Records per page, 1..${MAX_PAGE_SIZE} (default ${fallback}).`);
+  z.number().int().min(1).max(MAX_PAGE_SIZE).optional().describe(`Page size (default ${fallback}).`);
 
-export const all = z
-  .boolean()
-  .optional()
-  .describe("true: walk every page from `start` (up to `max_records`), reporting progress. Default false.");
+export const all = z.boolean().optional().describe("Fetch all pages.");
 
 export const DEFAULT_MAX_RECORDS = 1000;
 export const maxRecords = z
@@ -35,34 +33,17 @@ export const maxRecords = z
   .min(1)
   .max(10_000)
   .optional()
-  .describe(
-    `With all=true: stop after this many records (default ${DEFAULT_MAX_RECORDS}); the result says how many were left out.`,
-  );
+  .describe(`Cap for all=true (default ${DEFAULT_MAX_RECORDS}).`);
 
-export const isoDate = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .max(40)
-    .optional()
-    .describe(
-      `${what}: ISO 8601 date or date-time, e.g. 2024-05-01 or 2024-05-01T08:00:00-03:00 (a plain date or no offset is UTC).`,
-    );
+export const isoDate = (what: string) => text(40, `${what}, ISO 8601 (no offset = UTC).`).optional();
 
 /** Pagination facts every list result states. */
 export const pageInfo = {
-  total: z.number().int().describe("Number of matching records upstream."),
-  returned: z.number().int().describe("Number of records in this result."),
-  start: z.number().int(),
-  next_start: z
-    .number()
-    .int()
-    .nullable()
-    .describe("Pass as `start` for the next page; null when there is none."),
-  omitted: z
-    .number()
-    .int()
-    .describe("Matching records not returned (0 unless max_records stopped an all=true walk)."),
+  total: z.number(),
+  returned: z.number(),
+  start: z.number(),
+  next_start: z.number().nullable(),
+  omitted: z.number(),
 };
 
 /** One line telling the agent where the rest is, or nothing when the list is complete. */
