@@ -237,7 +237,7 @@ export class HttpClient {
       now: Date.now,
       random: Math.random,
       ...options,
-      headers: { accept: "application/json", ...options.headers },
+      headers: { accept: "application/json", "user-agent": "maintenance-mcp", ...options.headers },
     };
   }
 

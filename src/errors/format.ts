@@ -45,7 +45,7 @@ function hint(error: ApiError): string | undefined {
     case "AUTH":
       return "check MMS_CLIENT_ID/MMS_CLIENT_SECRET (OAuth) or MMS_HAWK_ID/MMS_HAWK_KEY (Hawk)";
     case "FORBIDDEN":
-      return "the credential lacks the permission for this operation, or the company lacks the advanced-APIs add-on (or, for list_dags, the hub permission)";
+      return "the credential lacks the permission, or the company lacks the advanced-APIs add-on: ask an administrator; retrying will not help";
     case "RATE_LIMITED": {
       const wait = retryAfterSeconds(error.details);
       return wait === undefined ? "wait about a minute, then retry" : `wait ${wait} s, then retry`;

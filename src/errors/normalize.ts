@@ -342,6 +342,15 @@ export function transportError(info: TransportFailureInfo, request?: RequestSumm
   else if (isTls(code)) message = `TLS failure talking to ${host}: ${scrubText(info.message)}`;
   else message = `request to ${host} failed: ${scrubText(info.message)} (${code})`;
 
+  if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
+    return new ApiError({
+      code: ERROR_CODES.BAD_RESPONSE,
+      message: `the answer from ${host} was larger than the client accepts; narrow the query (smaller limit)`,
+      retryable: false,
+      details: { cause: code },
+      request,
+    });
+  }
   const neverSent = NEVER_SENT.has(code);
   const ambiguousWrite = !info.idempotent && !neverSent;
   if (ambiguousWrite)
