@@ -21,7 +21,7 @@ import {
 import type { Logger } from "../logger.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
-import { decideRetry, type Failure, type RetryOptions } from "./retry.js";
+import { decideRetry, type Failure, NEVER_SENT_CODES, type RetryOptions } from "./retry.js";
 
 /** Largest response body accepted (a budget page of 100 with items is well under 1 MiB). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -358,6 +358,8 @@ export class HttpClient {
       } catch (e) {
         if (!(e instanceof TransportFailure)) throw e;
         if (e.code === "CANCELLED") throw e;
+        // A POST is only repeated after never-sent failures, so no earlier attempt reached the server either.
+        if (NEVER_SENT_CODES.has(e.code)) state.sent = false;
         error = transportError(
           { code: e.code, message: e.message, origin: o.base.origin, timeoutMs: attemptTimeout, idempotent },
           summary,

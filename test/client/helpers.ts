@@ -34,10 +34,17 @@ export function captureLogger(): { logger: Logger; lines: string[] } {
 }
 
 /** Fast retry settings for tests. */
-export const FAST: { backoffBaseMs: number; backoffMaxMs: number; totalBudgetMs: number } = {
+export const FAST: {
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  totalBudgetMs: number;
+  random: () => number;
+} = {
   backoffBaseMs: 5,
   backoffMaxMs: 20,
   totalBudgetMs: 5_000,
+  // Deterministic jitter: waits are 90% of the backoff ceiling, so timing assertions cannot flake.
+  random: () => 0.9,
 };
 
 /** A fake with a token endpoint issuing tok-live-1, tok-live-2, … */

@@ -121,6 +121,25 @@ describe("POST is not retried", () => {
     expect(log.lines.filter((l) => l.includes("retrying upstream request"))).toHaveLength(2);
   });
 
+  it("a POST cancelled while waiting to retry a refused connection was never sent", async () => {
+    const { fake } = await setup();
+    const port = await closedPort();
+    clients = createClients(makeConfig(fake.url, { baseUrl: `http://127.0.0.1:${port}/api` }), {
+      logger: captureLogger().logger,
+      ...FAST,
+      backoffBaseMs: 10_000,
+      backoffMaxMs: 10_000,
+      totalBudgetMs: 30_000,
+    });
+    const controller = new AbortController();
+    const pending = rejection(
+      clients.api.createWarehouseEntry("W1", entryBody, { signal: controller.signal }),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    expect(await pending).toMatchObject({ code: "CANCELLED", retryable: true, details: undefined });
+  });
+
   it("nor when rate limited, but the wait is reported", async () => {
     const { fake, clients } = await setup();
     fake.on("POST", ENTRY, (_r, res) =>
