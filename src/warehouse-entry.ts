@@ -31,9 +31,10 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
   const fromMovement = input.is_from_movement === true;
   const newPurchase = movementType === "1" && !fromMovement;
 
-  if (input.items === undefined && !fromMovement) {
+  // api-spec §4.3: items may be omitted only for a total entry from a purchase order or an exit.
+  if (input.items === undefined && newPurchase) {
     throw new UserInputError(
-      "items: required unless is_from_movement is true (a total entry from a purchase order or exit); list each item with code and qty",
+      "items: required for a new purchase; omit items only for a total entry from a purchase order (is_from_movement=true) or a return of an exit",
       { field: "items" },
     );
   }

@@ -85,14 +85,19 @@ export function formatError(error: unknown): FormattedError {
     const status = error.status === undefined ? "" : `${error.status} `;
     const h = hint(error);
     const text = `${HEADLINE[error.code] ?? "Upstream error"} (${status}${error.code}): ${error.message}${h ? ` (hint: ${h})` : ""}`;
-    return { text: oneLine(text), details: redact(error.toJSON()) };
+    // The line already carries the message: details hold only what it does not.
+    const { status: httpStatus, code, retryable, details, request } = error;
+    return {
+      text: oneLine(text),
+      details: redact({ code, status: httpStatus, retryable, details, request }),
+    };
   }
   if (error instanceof UserInputError) {
     const list = isIndexedList(error.details)
       ? error.details.map((e) => `[${e.index}] ${e.error}`).join("; ")
       : undefined;
     const text = `Invalid input: ${error.message}${list && !error.message.includes(list) ? `: ${list}` : ""}`;
-    return { text: oneLine(text), details: redact(error.toJSON()) };
+    return { text: oneLine(text), details: redact({ code: error.code, details: error.details }) };
   }
   if (error instanceof ConfigError) {
     return { text: oneLine(error.message), details: redact({ name: error.name, problems: error.problems }) };

@@ -1,0 +1,68 @@
+/** An SDK Client wired to createServer() through the SDK's in-memory transport pair. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Clients } from "../../src/client/types.js";
+import { IdempotencyStore } from "../../src/idempotency.js";
+import { createLogger, type Logger } from "../../src/logger.js";
+import { createServer, selectTools } from "../../src/server.js";
+
+export interface McpFixtureOptions {
+  clients: Clients;
+  readOnly?: boolean;
+  tools?: string[];
+  confirmWrites?: boolean;
+  sandbox?: boolean;
+  logger?: Logger;
+  idempotency?: IdempotencyStore;
+  /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
+  elicit?: (message: string) => {
+    action: "accept" | "decline" | "cancel";
+    content?: Record<string, unknown>;
+  };
+}
+
+export async function connect(
+  options: McpFixtureOptions,
+): Promise<{ client: Client; close(): Promise<void> }> {
+  const { tools } = selectTools({
+    readOnly: options.readOnly ?? false,
+    only: options.tools,
+    hubAvailable: options.clients.hub !== undefined,
+  });
+  const server = createServer(
+    {
+      clients: options.clients,
+      logger: options.logger ?? createLogger({ level: "error", sink: () => {} }),
+      idempotency: options.idempotency ?? new IdempotencyStore(),
+      sandbox: options.sandbox ?? true,
+      version: "test",
+    },
+    { tools, confirmWrites: options.confirmWrites ?? false },
+  );
+  const client = new Client(
+    { name: "test-client", version: "1.0.0" },
+    { capabilities: options.elicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (options.elicit) {
+    const answer = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params.message));
+  }
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.sdkServer.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The text of a result's first content block. */
+export function textOf(result: unknown): string {
+  const r = result as CallToolResult;
+  const first = r.content[0];
+  return first && first.type === "text" ? first.text : "";
+}

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../src/sandbox/index.js";
+import { AddTaskResourcesOutput } from "../../tools/add-task-resources.js";
+import { connect, textOf } from "../helpers/mcp.js";
+import { detailsOf, firstLine } from "../helpers/results.js";
+import { useSandbox } from "../helpers/sandbox.js";
+
+const fx = useSandbox();
+let mcp: Awaited<ReturnType<typeof connect>>;
+beforeAll(async () => {
+  mcp = await connect({ clients: fx.clients() });
+});
+afterAll(() => mcp.close());
+
+const call = (args: Record<string, unknown>) =>
+  mcp.client.callTool({ name: "add_task_resources", arguments: args });
+const posts = () =>
+  fx.sb.faults.requestCount[
+    `POST /api/group_tasks/${SEED.taskPlans.main}/tasks/${SEED.tasks.main2}/resources`
+  ] ?? 0;
+
+describe("add_task_resources", () => {
+  it("adds one resource of each type with quantity 1 and the source's unit cost", async () => {
+    const result = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main,
+      resources: [
+        { type_description: "INVENTORY", id_item: SEED.items.tool, note: "torque wrench" },
+        { type_description: "HUMAN_RESOURCES", id_hourly_rate: SEED.hourlyRates.noCost },
+        { type_description: "SERVICES", id_service_type: SEED.serviceTypes.calibration },
+      ],
+    });
+    expect(result.isError).toBeFalsy();
+    const out = AddTaskResourcesOutput.parse(result.structuredContent);
+    expect(result.structuredContent).toMatchObject({ sandbox: true, total: 3 });
+    expect(out.resources.map((r) => [r.type_description, r.quantity, r.unit_cost])).toEqual([
+      ["INVENTORY", 1, 45.5],
+      ["HUMAN_RESOURCES", 1, 0],
+      ["SERVICES", 1, 120],
+    ]);
+    expect(textOf(result).replace(/#\d+/g, "#<id>")).toMatchInlineSnapshot(`
+      "[sandbox] Added 3 resource(s) to task 101 of plan 1 (quantity 1 each):
+      - #<id> INVENTORY 1001 unit_cost 45.5
+      - #<id> HUMAN_RESOURCES 12 unit_cost 0
+      - #<id> SERVICES 31 unit_cost 120"
+    `);
+  });
+
+  it("rejects duplicates inside the request locally, listing every index, without calling upstream", async () => {
+    const before = posts();
+    const result = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      resources: [
+        { type_description: "INVENTORY", id_item: SEED.items.sparePart },
+        { type_description: "INVENTORY", id_item: SEED.items.sparePart },
+        { type_description: "SERVICES", id_service_type: SEED.serviceTypes.inspection },
+        { type_description: "SERVICES", id_service_type: SEED.serviceTypes.inspection },
+      ],
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(firstLine(result)).toBe(
+      "Invalid input: resources: [1] duplicate of resource 0 (INVENTORY id_item 1003); [3] duplicate of resource 2 (SERVICES id_service_type 33); send each resource once",
+    );
+    expect(JSON.stringify(detailsOf(result))).toContain(
+      '[{"index":1,"error":"duplicate of resource 0 (INVENTORY id_item 1003)"},{"index":3,"error":"duplicate of resource 2 (SERVICES id_service_type 33)"}]',
+    );
+    expect(posts()).toBe(before);
+  });
+
+  it("reports every failing index of an upstream 422 and creates nothing (all-or-nothing)", async () => {
+    const result = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      resources: [
+        { type_description: "INVENTORY", id_item: SEED.items.sparePart },
+        { type_description: "INVENTORY", id_item: SEED.items.notToolOrSpare },
+        { type_description: "HUMAN_RESOURCES", id_hourly_rate: SEED.hourlyRates.technician },
+        { type_description: "SERVICES", id_service_type: 999 },
+      ],
+    });
+    expect(result.isError).toBe(true);
+    const text = textOf(result);
+    expect(text.split("\n")[0]).toMatch(/422/);
+    expect(text).toMatch(/\[1\][^;]*1005/);
+    expect(text).toMatch(/\[3\][^;]*999/);
+    // Nothing was created: the same valid resources now succeed.
+    const retry = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      resources: [{ type_description: "INVENTORY", id_item: SEED.items.sparePart }],
+    });
+    expect(retry.isError).toBeFalsy();
+  });
+
+  it("rejects a resource already on the task", async () => {
+    const result = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.withResources,
+      resources: [{ type_description: "INVENTORY", id_item: SEED.items.tool }],
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/\[0\].*(already|exists)/i);
+  });
+
+  it.each([
+    ["an unknown task", SEED.taskPlans.main, SEED.tasks.missing, /404|not found/i],
+    ["a task of another plan", SEED.taskPlans.main, SEED.tasks.inSecondPlan, /422/],
+    ["an unknown plan", SEED.taskPlans.missing, SEED.tasks.main, /422/],
+  ])("explains %s", async (_, plan, task, pattern) => {
+    const result = await call({
+      id_group_task: plan,
+      id_task: task,
+      resources: [{ type_description: "SERVICES", id_service_type: SEED.serviceTypes.inspection }],
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result).split("\n")[0]).toMatch(pattern);
+  });
+
+  it.each([
+    ["readonly", /permission/i],
+    ["noaddon", /add-on/i],
+  ] as const)("answers 403 for the %s client with a hint", async (client, hint) => {
+    const other = await connect({ clients: fx.clients({ client }) });
+    try {
+      const result = await other.client.callTool({
+        name: "add_task_resources",
+        arguments: {
+          id_group_task: SEED.taskPlans.main,
+          id_task: SEED.tasks.main3,
+          resources: [{ type_description: "SERVICES", id_service_type: SEED.serviceTypes.inspection }],
+        },
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/403/);
+      expect(textOf(result)).toMatch(hint);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("accepts resources sent as a JSON string and ids as strings", async () => {
+    const result = await call({
+      id_group_task: String(SEED.taskPlans.main),
+      id_task: String(SEED.tasks.main4),
+      resources: JSON.stringify([
+        { type_description: "HUMAN_RESOURCES", id_hourly_rate: String(SEED.hourlyRates.engineer) },
+      ]),
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ total: 1, resources: [{ unit_cost: 52.5 }] });
+  });
+
+  it.each([
+    [{ resources: [] }, /resources/],
+    [
+      {
+        resources: Array.from({ length: 51 }, (_, i) => ({ type_description: "INVENTORY", id_item: i + 1 })),
+      },
+      /resources/,
+    ],
+    [{ resources: [{ type_description: "INVENTORY", id_item: 1, quantity: 3 }] }, /quantity/],
+    [{ resources: [{ type_description: "TOOLS", id_item: 1 }] }, /type_description/],
+    [{ resources: [{ type_description: "INVENTORY", id_hourly_rate: 1 }] }, /id_item/],
+    [{ id_task: -1, resources: [{ type_description: "INVENTORY", id_item: 1 }] }, /id_task/],
+  ])("rejects bad input locally: %j", async (patch, field) => {
+    const before = posts();
+    const result = await call({ id_group_task: SEED.taskPlans.main, id_task: SEED.tasks.main2, ...patch });
+    expect(result.isError).toBe(true);
+    expect(textOf(result).split("\n")[0]).toMatch(/^Invalid arguments for add_task_resources: /);
+    expect(textOf(result).split("\n")[0]).toMatch(field);
+    expect(posts()).toBe(before);
+  });
+});

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../src/sandbox/index.js";
+import { CreateWarehouseEntryOutput } from "../../tools/create-warehouse-entry.js";
+import { connect, textOf } from "../helpers/mcp.js";
+import { firstLine } from "../helpers/results.js";
+import { useSandbox } from "../helpers/sandbox.js";
+
+const fx = useSandbox();
+let mcp: Awaited<ReturnType<typeof connect>>;
+beforeAll(async () => {
+  mcp = await connect({ clients: fx.clients() });
+});
+afterAll(() => mcp.close());
+
+const call = (args: Record<string, unknown>) =>
+  mcp.client.callTool({ name: "create_warehouse_entry", arguments: args });
+const entryPosts = (code: string = SEED.warehouses.main) =>
+  fx.sb.faults.requestCount[`POST /api/warehouse_entries_orders/${encodeURIComponent(code)}`] ?? 0;
+
+const purchase = {
+  warehouse_code: SEED.warehouses.main,
+  movement_type: "purchase",
+  document: "INV-2026-001",
+  code_user: SEED.users.withAccount,
+  code_supplier: SEED.suppliers.main,
+  value_cost_center: SEED.costCenters.maintenance.value,
+  items: [{ code: SEED.itemCodes.toolNoCost, qty: 2, unit_cost: 80 }],
+};
+
+describe("create_warehouse_entry", () => {
+  it("registers a new purchase and returns the full movement", async () => {
+    const result = await call(purchase);
+    expect(result.isError).toBeFalsy();
+    const out = CreateWarehouseEntryOutput.parse(result.structuredContent);
+    expect(out.movement).toMatchObject({
+      movements_states_description: "IN",
+      document: "INV-2026-001",
+      third_parties_code: SEED.suppliers.main,
+      folio_source: null,
+      movement_details: [{ code: SEED.itemCodes.toolNoCost, qty: 2, unit_cost: 80, total_cost: 160 }],
+    });
+    expect(typeof out.movement?.folio_target).toBe("string");
+    expect(firstLine(result)).toMatch(
+      /^\[sandbox\] Created: entry \S+ \(id \d+\) IN on \d{4}-\d{2}-\d{2}, document INV-2026-001/,
+    );
+  });
+
+  it("updates the item's average cost, which a later task resource then uses", async () => {
+    // TL-1002 had no cost; after the purchase above its weighted average is 80.
+    const result = await mcp.client.callTool({
+      name: "add_task_resources",
+      arguments: {
+        id_group_task: SEED.taskPlans.main,
+        id_task: SEED.tasks.main3,
+        resources: [{ type_description: "INVENTORY", id_item: SEED.items.toolNoCost }],
+      },
+    });
+    expect(result.structuredContent).toMatchObject({ resources: [{ unit_cost: 80 }] });
+  });
+
+  it("dry_run returns the exact request and sends nothing", async () => {
+    const before = entryPosts();
+    const result = await call({ ...purchase, movement_type: 1, dry_run: true });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      dry_run: true,
+      sandbox: true,
+      request: {
+        method: "POST",
+        path: "/api/warehouse_entries_orders/WH-MAIN",
+        body: {
+          movement_type: "1",
+          is_from_movement: false,
+          document: "INV-2026-001",
+          code_user: "HR-001",
+          code_supplier: "SUP-001",
+          value_cost_center: "CC-100",
+          items: [{ code: "TL-1002", qty: "2", unit_cost: 80 }],
+        },
+      },
+    });
+    expect(textOf(result)).toMatch(
+      /^\[sandbox\] Dry run, nothing sent\. Would send POST \/api\/warehouse_entries_orders\/WH-MAIN/,
+    );
+    expect(entryPosts()).toBe(before);
+  });
+
+  it("idempotency_key: a retried call returns the first result and writes once", async () => {
+    const before = entryPosts();
+    const args = { ...purchase, document: "INV-IDEM-1", idempotency_key: "inv-idem-1" };
+    const [first, second] = [await call(args), await call(args)];
+    expect(first.isError).toBeFalsy();
+    expect(second.structuredContent).toMatchObject({ replayed: true });
+    expect((second.structuredContent as { movement: unknown }).movement).toEqual(
+      (first.structuredContent as { movement: unknown }).movement,
+    );
+    expect(firstLine(second)).toMatch(
+      /Already created earlier \(idempotency_key replay, nothing new written\)/,
+    );
+    expect(entryPosts()).toBe(before + 1);
+
+    const reused = await call({ ...args, note: "different" });
+    expect(reused.isError).toBe(true);
+    expect(firstLine(reused)).toMatch(
+      /idempotency_key "inv-idem-1" was already used for a different request/,
+    );
+    expect(entryPosts()).toBe(before + 1);
+  });
+
+  it("receives everything pending on a purchase order when items are omitted", async () => {
+    const result = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "purchase",
+      is_from_movement: true,
+      document: SEED.purchaseOrders.euro,
+      code_user: SEED.users.withAccount,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      movement: {
+        folio_source: expect.any(String),
+        third_parties_code: SEED.suppliers.second,
+        currency_symbol: expect.any(String),
+        movement_details: [{ code: SEED.itemCodes.sparePart, qty: 20, unit_cost: 13 }],
+      },
+    });
+    const again = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "purchase",
+      is_from_movement: true,
+      document: SEED.purchaseOrders.euro,
+      code_user: SEED.users.withAccount,
+    });
+    expect(again.isError).toBe(true);
+  });
+
+  it("returns part of an exit", async () => {
+    const result = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "return",
+      document: SEED.exits.returnable,
+      code_user: SEED.users.withAccount,
+      items: [{ code: SEED.itemCodes.sparePart, qty: 3 }],
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      movement: { movement_details: [{ code: SEED.itemCodes.sparePart, qty: 3, unit_cost: 12.75 }] },
+    });
+  });
+
+  it.each([
+    [{ items: undefined }, /items: required for a new purchase/],
+    [{ items: [{ code: "SP-1003", qty: 1 }] }, /\[0\] item SP-1003: unit_cost is required on a new purchase/],
+    [
+      { items: [{ code: "SP-1004", qty: 2, unit_cost: 1, serial_numbers: ["A"] }] },
+      /1 serial number\(s\) for qty 2/,
+    ],
+    [{ items: [{ code: "SP-1003", qty: 0, unit_cost: 1 }] }, /items\.0\.qty/],
+    [{ movement_type: "sale" }, /movement_type/],
+    [{ document: "  " }, /document: must not be empty/],
+    [{ surprise: 1 }, /surprise/],
+  ])("rejects %j locally without calling upstream", async (patch, message) => {
+    const before = entryPosts();
+    const result = await call({ ...purchase, ...patch });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(firstLine(result)).toMatch(message);
+    expect(entryPosts()).toBe(before);
+  });
+
+  it.each([
+    ["an unknown warehouse", { warehouse_code: "WH-NOPE" }, /404/],
+    ["an integrated warehouse", { warehouse_code: SEED.warehouses.integrated }, /422/],
+    ["a user without an account", { code_user: SEED.users.withoutAccount }, /422/],
+    ["a third party that is not a supplier", { code_supplier: SEED.nonSupplier }, /422/],
+  ])("explains %s", async (_, patch, status) => {
+    const result = await call({ ...purchase, ...patch });
+    expect(result.isError).toBe(true);
+    expect(firstLine(result)).toMatch(status);
+  });
+
+  it("keeps a hostile warehouse code inside one path segment", async () => {
+    const code = "../group_tasks/1?x=#";
+    const dry = await call({ ...purchase, warehouse_code: code, dry_run: true });
+    expect(dry.structuredContent).toMatchObject({
+      request: { path: `/api/warehouse_entries_orders/${encodeURIComponent(code)}` },
+    });
+    const sent = await call({ ...purchase, warehouse_code: code });
+    expect(firstLine(sent)).toMatch(/404/);
+    expect(entryPosts(code)).toBe(1);
+    const dots = await call({ ...purchase, warehouse_code: "..", dry_run: true });
+    expect(dots.isError).toBe(true);
+  });
+});

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SEED } from "../../src/sandbox/index.js";
+import { QueryBudgetsOutput } from "../../tools/query-budgets.js";
+import { connect, textOf } from "../helpers/mcp.js";
+import { firstLine } from "../helpers/results.js";
+import { useSandbox } from "../helpers/sandbox.js";
+
+// A fixed clock makes the seeded budget dates, and so the snapshots, reproducible.
+const NOW = Date.parse("2026-06-15T12:00:00Z");
+const fx = useSandbox({ clock: { now: () => NOW } });
+let mcp: Awaited<ReturnType<typeof connect>>;
+beforeAll(async () => {
+  mcp = await connect({ clients: fx.clients() });
+});
+afterAll(() => mcp.close());
+
+const call = (
+  args: Record<string, unknown>,
+  onprogress?: (p: { progress: number; total?: number }) => void,
+) =>
+  mcp.client.callTool(
+    { name: "query_budgets", arguments: args },
+    undefined,
+    onprogress ? { onprogress } : undefined,
+  );
+type Out = ReturnType<typeof QueryBudgetsOutput.parse>;
+const gets = () =>
+  Object.entries(fx.sb.faults.requestCount)
+    .filter(([k]) => k.startsWith("GET /api/wo_budget"))
+    .reduce((n, [, v]) => n + v, 0);
+
+describe("query_budgets", () => {
+  it("returns a compact page of the last 30 days with paging facts", async () => {
+    const result = await call({});
+    expect(result.isError).toBeFalsy();
+    const out = QueryBudgetsOutput.parse(result.structuredContent);
+    expect(out).toMatchObject({ view: "compact", start: 0, returned: 25, next_start: 25, omitted: 0 });
+    expect(out.total).toBeGreaterThan(25);
+    expect(Object.keys(out.budgets[0]!).sort()).toEqual(
+      [
+        "approval_date",
+        "cost_center",
+        "currency",
+        "date_create",
+        "discount",
+        "final_date",
+        "folio",
+        "item_count",
+        "items_total",
+        "reference",
+        "status",
+        "status_label",
+        "third_party",
+        "wo_folio",
+        "work_order_status",
+      ].sort(),
+    );
+    const lines = textOf(result).split("\n");
+    expect(lines[0]).toBe(`[sandbox] 25 of ${out.total} budget(s) from start=0 (compact view).`);
+    expect(lines.at(-1)).toBe("More available: call again with start=25 (or all=true).");
+    expect(lines[1]).toMatch(/^\d+ WO \S+ \| (pending approval|approved|rejected\/cancelled) \| /);
+  });
+
+  it("filters by status, friendly name or raw code alike", async () => {
+    const named = QueryBudgetsOutput.parse((await call({ status: "pending", limit: 100 })).structuredContent);
+    const coded = QueryBudgetsOutput.parse((await call({ status: 1, limit: 100 })).structuredContent);
+    expect(named).toEqual(coded);
+    expect(named.budgets.every((b) => b.status === 1 && b.status_label === "pending approval")).toBe(true);
+  });
+
+  it("looks one budget up by folio, in the full view with every field", async () => {
+    const folio = String(SEED.budgets.firstFolio + 5);
+    const out = QueryBudgetsOutput.parse((await call({ id: folio, view: "full" })).structuredContent);
+    expect(out.returned).toBe(1);
+    const budget = out.budgets[0] as Record<string, unknown>;
+    expect(budget.folio).toBe(folio);
+    for (const field of [
+      "id_work_order",
+      "third_parties_email",
+      "list_items",
+      "approval_date",
+      "status_label",
+      "work_order_status",
+    ]) {
+      expect(budget).toHaveProperty(field);
+    }
+  });
+
+  it("walks every page with progress when all=true", async () => {
+    const progress: number[] = [];
+    const since = new Date(NOW - 120 * 86_400_000).toISOString();
+    const result = await call({ all: true, since }, (p) => progress.push(p.progress));
+    const out = QueryBudgetsOutput.parse(result.structuredContent);
+    expect(out.returned).toBe(out.total);
+    expect(out.total).toBeGreaterThan(200);
+    expect(new Set(out.budgets.map((b) => b.folio)).size).toBe(out.returned);
+    expect(out.next_start).toBeNull();
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress.at(-1)).toBe(out.total);
+  });
+
+  it("says what max_records left out and how to continue", async () => {
+    const since = new Date(NOW - 120 * 86_400_000).toISOString();
+    const out = QueryBudgetsOutput.parse(
+      (await call({ all: true, since, max_records: 150 })).structuredContent,
+    );
+    expect(out.returned).toBe(150);
+    expect(out.omitted).toBe(out.total - 150);
+    expect(out.next_start).toBe(150);
+  });
+
+  it("converts ISO dates to the API form (offsets encoded) and accepts a period", async () => {
+    const result = await call({
+      since: "2026-05-01T00:00:00+02:00",
+      until: "2026-06-01",
+      type_date: "creation_date",
+    });
+    expect(result.isError).toBeFalsy();
+  });
+
+  it.each([
+    [{ since: "last week" }, /since: "last week" is not an ISO 8601 date/],
+    [{ since: "2026-06-10", until: "2026-06-01" }, /since \(2026-06-10\) is after until/],
+    [{ limit: 500 }, /limit/],
+    [{ status: "open" }, /status/],
+    [{ view: "tiny" }, /view/],
+  ])("rejects %j before calling upstream", async (args, message) => {
+    const before = gets();
+    const result = await call(args);
+    expect(result.isError).toBe(true);
+    expect(firstLine(result)).toMatch(message);
+    expect(gets()).toBe(before);
+  });
+});
