@@ -1,0 +1,172 @@
+/** The server wrapper over the SDK client: confirmation, read-only mode, cancellation, audit lines, sandbox marking. */
+import { describe, expect, it } from "vitest";
+import { SEED } from "../../src/sandbox/index.js";
+import { connect, textOf } from "../helpers/mcp.js";
+import { firstLine } from "../helpers/results.js";
+import { captureLogger, useSandbox } from "../helpers/sandbox.js";
+
+const fx = useSandbox();
+
+const entry = (document: string) => ({
+  warehouse_code: SEED.warehouses.main,
+  movement_type: "purchase",
+  document,
+  code_user: SEED.users.withAccount,
+  items: [{ code: SEED.itemCodes.sparePart, qty: 1, unit_cost: 10 }],
+});
+const movementsWith = (document: string) =>
+  fx.sb.state.movements.filter((m) => m.movement.document === document).length;
+
+describe("--confirm-writes", () => {
+  it("writes after the user accepts, showing what will be written", async () => {
+    const asked: string[] = [];
+    const mcp = await connect({
+      clients: fx.clients(),
+      confirmWrites: true,
+      elicit: (message) => {
+        asked.push(message);
+        return { action: "accept", content: { confirm: true } };
+      },
+    });
+    const result = await mcp.client.callTool({
+      name: "create_warehouse_entry",
+      arguments: entry("CONFIRM-OK"),
+    });
+    await mcp.close();
+    expect(result.isError).toBeFalsy();
+    expect(asked).toEqual([
+      "Create a purchase entry in warehouse WH-MAIN (document CONFIRM-OK, user HR-001): SP-1003 x1 @ 10.",
+    ]);
+    expect(movementsWith("CONFIRM-OK")).toBe(1);
+  });
+
+  it.each([
+    ["declines", "CONFIRM-DECLINE", { action: "decline" as const }],
+    ["cancels", "CONFIRM-CANCEL", { action: "cancel" as const }],
+    [
+      "accepts without ticking the box",
+      "CONFIRM-UNTICKED",
+      { action: "accept" as const, content: { confirm: false } },
+    ],
+  ])("writes nothing when the user %s", async (_, document, answer) => {
+    const mcp = await connect({ clients: fx.clients(), confirmWrites: true, elicit: () => answer });
+    const result = await mcp.client.callTool({ name: "create_warehouse_entry", arguments: entry(document) });
+    await mcp.close();
+    expect(result.isError).toBe(true);
+    expect(firstLine(result)).toBe("The user did not approve this write; nothing was written.");
+    expect(movementsWith(document)).toBe(0);
+  });
+
+  it("refuses clearly when the client cannot elicit, for both writers", async () => {
+    const mcp = await connect({ clients: fx.clients(), confirmWrites: true });
+    const results = [
+      await mcp.client.callTool({ name: "create_warehouse_entry", arguments: entry("CONFIRM-NOCAP") }),
+      await mcp.client.callTool({
+        name: "add_task_resources",
+        arguments: {
+          id_group_task: 1,
+          id_task: SEED.tasks.main4,
+          resources: [{ type_description: "SERVICES", id_service_type: SEED.serviceTypes.noCost }],
+        },
+      }),
+    ];
+    await mcp.close();
+    for (const result of results) {
+      expect(result.isError).toBe(true);
+      expect(firstLine(result)).toMatch(/cannot show a confirmation prompt .*nothing was written/);
+    }
+    expect(movementsWith("CONFIRM-NOCAP")).toBe(0);
+  });
+
+  it("does not ask for a dry run, and reads never ask", async () => {
+    let asked = 0;
+    const mcp = await connect({
+      clients: fx.clients(),
+      confirmWrites: true,
+      elicit: () => {
+        asked++;
+        return { action: "decline" };
+      },
+    });
+    const dry = await mcp.client.callTool({
+      name: "create_warehouse_entry",
+      arguments: { ...entry("DRY"), dry_run: true },
+    });
+    const read = await mcp.client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
+    await mcp.close();
+    expect(dry.isError).toBeFalsy();
+    expect(read.isError).toBeFalsy();
+    expect(asked).toBe(0);
+  });
+});
+
+describe("tool selection", () => {
+  it("--read-only offers only the read tools", async () => {
+    const mcp = await connect({ clients: fx.clients(), readOnly: true });
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    await expect(
+      mcp.client.callTool({ name: "create_warehouse_entry", arguments: entry("RO") }),
+    ).rejects.toThrow(/Unknown tool/);
+    await mcp.close();
+    expect(names).toEqual(["query_budgets", "list_warehouse_groups_1", "list_dags"]);
+  });
+
+  it("--tools offers exactly the named tools", async () => {
+    const mcp = await connect({ clients: fx.clients(), tools: ["list_dags", "query_budgets"] });
+    const names = (await mcp.client.listTools()).tools.map((t) => t.name);
+    await mcp.close();
+    expect(names).toEqual(["query_budgets", "list_dags"]);
+  });
+});
+
+describe("calls", () => {
+  it("cancellation aborts the upstream request promptly", async () => {
+    const { logger, lines } = captureLogger("info");
+    const mcp = await connect({ clients: fx.clients(), logger });
+    fx.sb.faults.latency(3000, "/api/warehouse_entries_orders");
+    const controller = new AbortController();
+    const started = performance.now();
+    const pending = mcp.client.callTool(
+      { name: "create_warehouse_entry", arguments: entry("CANCELLED") },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
+    setTimeout(() => controller.abort("user pressed stop"), 150);
+    await expect(pending).rejects.toThrow();
+    expect(performance.now() - started).toBeLessThan(1500);
+    // The server side sees the abort too: its audit line says so, well before the 3 s latency.
+    await expect
+      .poll(() => lines.some((l) => l.includes('"outcome":"cancelled"')), { timeout: 1500 })
+      .toBe(true);
+    fx.sb.faults.reset();
+    await mcp.close();
+  });
+
+  it("logs one audit line per write, without secrets", async () => {
+    const { logger, lines } = captureLogger("debug");
+    const mcp = await connect({ clients: fx.clients(), logger });
+    await mcp.client.callTool({ name: "create_warehouse_entry", arguments: entry("AUDIT") });
+    await mcp.client.callTool({ name: "query_budgets", arguments: { limit: 1 } });
+    await mcp.close();
+    const audits = lines.map((l) => JSON.parse(l)).filter((r) => r.audit);
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({
+      level: "info",
+      tool: "create_warehouse_entry",
+      target: "warehouse WH-MAIN (document AUDIT)",
+      outcome: "ok",
+    });
+    expect(typeof audits[0].duration_ms).toBe("number");
+    expect(lines.join("")).not.toMatch(/demo-secret|Bearer [A-Za-z0-9]/);
+  });
+
+  it("marks sandbox results, and not real ones", async () => {
+    const real = await connect({ clients: fx.clients(), sandbox: false });
+    const result = await real.client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
+    await real.close();
+    expect(result.structuredContent).not.toHaveProperty("sandbox");
+    expect(textOf(result)).not.toMatch(/sandbox/);
+  });
+});
