@@ -36,9 +36,7 @@ const TOKEN = "POST /oauth/token";
 const ENTRY = "POST /api/warehouse_entries_orders/WH-MAIN";
 
 /** A fresh MCP session over fresh clients (own token cache, own Hawk clock offset). */
-async function session(
-  options: Parameters<typeof fastClients>[1] = {},
-): Promise<{
+async function session(options: Parameters<typeof fastClients>[1] = {}): Promise<{
   mcp: Client;
   fast: FastClients;
   call: (name: string, args?: object) => Promise<CallToolResult>;
