@@ -378,6 +378,28 @@ describe("connection reset mid-body", () => {
     expect(movementsWithDocument(fx.sb, "FT-RESET-IDEM")).toBe(1);
   });
 
+  it("after a 502 on a keyed write, the advice and a retry with the same key agree", async () => {
+    const { call } = await session();
+    const args = purchaseArgs("FT-502-IDEM", { idempotency_key: "ft-502-idem" });
+    fx.sb.faults.failNext("POST /api/warehouse_entries_orders", 1, {
+      status: 502,
+      body: { success: false, message: "502", data: [{ ERROR: "bad gateway" }], total: 0 },
+    });
+    const first = await call("create_warehouse_entry", args);
+    expect(first.isError).toBe(true);
+    expect(countOf(fx.sb, ENTRY)).toBe(1);
+    const again = await call("create_warehouse_entry", args);
+    if (/retry later/.test(firstLine(first))) {
+      // Told to retry: the same call must then be able to go through.
+      expect(again.isError, `advised "${firstLine(first)}" but the retry got "${firstLine(again)}"`).toBeFalsy();
+      expect(movementsWithDocument(fx.sb, "FT-502-IDEM")).toBe(1);
+    } else {
+      // Otherwise the first answer must already say the outcome is unknown.
+      expect(firstLine(first)).toMatch(/may (or may not )?have been applied/);
+      expect(movementsWithDocument(fx.sb, "FT-502-IDEM")).toBe(0);
+    }
+  });
+
   it("a successful write replayed by idempotency_key is not sent again", async () => {
     const { call } = await session();
     const args = purchaseArgs("FT-IDEM-OK", { idempotency_key: "ft-idem-ok" });

@@ -151,9 +151,9 @@ export interface SpawnedServer {
 }
 
 /** Spawn the built binary with exactly `env` (plus PATH/HOME), collecting its output. */
-export function spawnBin(args: string[], env: Record<string, string>): SpawnedServer {
+export function spawnBin(args: string[], env: Record<string, string>, nodeArgs: string[] = []): SpawnedServer {
   requireDist();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -186,8 +186,9 @@ export function spawnBin(args: string[], env: Record<string, string>): SpawnedSe
 export async function spawnHttpServer(
   args: string[],
   env: Record<string, string>,
+  nodeArgs: string[] = [],
 ): Promise<SpawnedServer & { url: string }> {
-  const server = spawnBin(["--http", "--port", "0", ...args], env);
+  const server = spawnBin(["--http", "--port", "0", ...args], env, nodeArgs);
   const url = await within(
     10_000,
     new Promise<string>((resolve, reject) => {
@@ -205,4 +206,29 @@ export async function spawnHttpServer(
     "HTTP server start",
   );
   return { ...server, url };
+}
+
+/** Preload for spawned servers: SIGUSR2 → full GC, then "gc-probe heapUsed=… rss=…" on stderr. */
+export const GC_PROBE_ARGS = ["--expose-gc", "--import", `${REPO_ROOT}test/quality/gc-probe.mjs`];
+
+/** Ask a server spawned with GC_PROBE_ARGS for its heap after a full GC. */
+export async function probeHeap(server: SpawnedServer): Promise<{ heapUsed: number; rss: number }> {
+  const seen = (server.stderr().match(/gc-probe /g) ?? []).length;
+  server.child.kill("SIGUSR2");
+  return within(
+    5_000,
+    new Promise((resolve) => {
+      const check = () => {
+        const lines = [...server.stderr().matchAll(/gc-probe heapUsed=(\d+) rss=(\d+)/g)];
+        if (lines.length > seen) {
+          server.child.stderr?.off("data", check);
+          const last = lines[lines.length - 1]!;
+          resolve({ heapUsed: Number(last[1]), rss: Number(last[2]) });
+        }
+      };
+      server.child.stderr?.on("data", check);
+      check();
+    }),
+    "gc probe",
+  );
 }
