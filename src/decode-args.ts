@@ -39,11 +39,12 @@ function acceptsString(schema: JsonSchema, value: string): boolean {
   );
 }
 
-function parseJson(text: string): unknown {
+/** The parsed value, or undefined when the text is not JSON. */
+function parseJson(text: string): { value: unknown } | undefined {
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text) };
   } catch {
-    return text;
+    return undefined;
   }
 }
 
@@ -55,7 +56,11 @@ export function decodeArgs(value: unknown, schema: JsonSchema): unknown {
       (accepts.has("object") && trimmed.startsWith("{")) ||
       (accepts.has("array") && trimmed.startsWith("["))
     ) {
-      return decodeArgs(parseJson(trimmed), schema);
+      // IMPORTANT: recurse only on a parsed non-string value; text that is not JSON stays text for the validator.
+      const parsed = parseJson(trimmed);
+      return parsed === undefined || typeof parsed.value === "string"
+        ? value
+        : decodeArgs(parsed.value, schema);
     }
     if (acceptsString(schema, value)) return value;
     if ((accepts.has("integer") || accepts.has("number")) && NUMERIC.test(trimmed)) return Number(trimmed);
@@ -68,9 +73,15 @@ export function decodeArgs(value: unknown, schema: JsonSchema): unknown {
   }
   if (value !== null && typeof value === "object") {
     const props = propertiesFor(value as Record<string, unknown>, schema);
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = props[k] ? decodeArgs(v, props[k]) : v;
-    return out;
+    const entries = Object.entries(value);
+    // A JSON "__proto__" key can reach us as the prototype (the SDK's own parse assigns keys):
+    // restore it as a key so the strict schema refuses it by name instead of dropping it.
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) entries.push(["__proto__", proto]);
+    // fromEntries defines own properties: "__proto__" stays a key, never the prototype.
+    return Object.fromEntries(
+      entries.map(([k, v]) => [k, Object.hasOwn(props, k) ? decodeArgs(v, props[k]!) : v]),
+    );
   }
   return value;
 }

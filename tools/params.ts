@@ -5,12 +5,18 @@
 import { z } from "zod";
 import { MAX_PAGE_SIZE } from "../src/paging.js";
 
+/** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A non-empty string of at most `max` characters (the emptiness check stays out of the JSON Schema to save context). */
 export const text = (max: number, what?: string) => {
   const schema = z
     .string()
     .max(max)
-    .refine((v) => v.trim() !== "", { error: "must not be empty" });
+    .refine((v) => v.trim() !== "", { error: "must not be empty" })
+    .refine((v) => !LONE_SURROGATE.test(v), {
+      error: "contains an invalid Unicode character (a lone surrogate)",
+    });
   return what ? schema.describe(what) : schema;
 };
 

@@ -56,4 +56,21 @@ describe("decodeArgs", () => {
     expect(decoded).toEqual({ limit: "ten", status: "pending", resources: "[not json" });
     expect(QueryBudgetsInput.safeParse(decoded).success).toBe(false);
   });
+
+  it("leaves text that only looks like JSON as text, without recursing", () => {
+    const schema = schemaOf(AddTaskResourcesInput);
+    expect(decodeArgs({ resources: "[garbage" }, schema)).toEqual({ resources: "[garbage" });
+    expect(decodeArgs({ resources: '"[1]"' }, schema)).toEqual({ resources: '"[1]"' });
+    expect(decodeArgs({ resources: [" {oops"] }, schema)).toEqual({ resources: [" {oops"] });
+  });
+
+  it("turns a prototype smuggled in as __proto__ back into a key the strict schema refuses", () => {
+    const args = Object.assign(Object.create({ dry_run: true }), { warehouse_code: "WH" });
+    const decoded = decodeArgs(args, schemaOf(CreateWarehouseEntryInput)) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+    expect(Object.hasOwn(decoded, "__proto__")).toBe(true);
+    const parsed = CreateWarehouseEntryInput.safeParse(decoded);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain("__proto__");
+  });
 });
