@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ALL_TOOLS } from "../tools/index.js";
 import type { Clients } from "./client/types.js";
 import { decodeArgs } from "./decode-args.js";
-import { ApiError, NotConfirmedError } from "./errors/api-error.js";
+import { ApiError, NotConfirmedError, UserInputError } from "./errors/api-error.js";
 import { formatError } from "./errors/format.js";
 import { redact } from "./errors/redact.js";
 import type { IdempotencyStore } from "./idempotency.js";
@@ -178,6 +178,7 @@ async function runTool(
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    audit("INVALID_ARGUMENTS");
     return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues });
   }
   const input = parsed.data;
@@ -231,19 +232,14 @@ async function runTool(
       content: [{ type: "text", text: deps.sandbox ? `[sandbox] ${text}` : text }],
     };
   } catch (error) {
-    const code = error instanceof ApiError || error instanceof NotConfirmedError ? error.code : "LOCAL";
-    audit(call.signal.aborted ? "cancelled" : code);
-    if (!(error instanceof ApiError) && !(error instanceof NotConfirmedError) && !isLocal(error)) {
-      log.error("unexpected error in tool", { error });
-    }
+    const known =
+      error instanceof ApiError || error instanceof NotConfirmedError || error instanceof UserInputError;
+    audit(call.signal.aborted ? "cancelled" : known ? error.code : "INTERNAL");
+    if (!known) log.error("unexpected error in tool", { error });
     if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code });
     const { text, details } = formatError(error);
     return errorResult(text, details);
   }
-}
-
-function isLocal(error: unknown): boolean {
-  return error instanceof Error && error.name === "UserInputError";
 }
 
 function errorResult(line: string, details: unknown): CallToolResult {
