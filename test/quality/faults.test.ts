@@ -391,7 +391,10 @@ describe("connection reset mid-body", () => {
     const again = await call("create_warehouse_entry", args);
     if (/retry later/.test(firstLine(first))) {
       // Told to retry: the same call must then be able to go through.
-      expect(again.isError, `advised "${firstLine(first)}" but the retry got "${firstLine(again)}"`).toBeFalsy();
+      expect(
+        again.isError,
+        `advised "${firstLine(first)}" but the retry got "${firstLine(again)}"`,
+      ).toBeFalsy();
       expect(movementsWithDocument(fx.sb, "FT-502-IDEM")).toBe(1);
     } else {
       // Otherwise the first answer must already say the outcome is unknown.

@@ -151,7 +151,11 @@ export interface SpawnedServer {
 }
 
 /** Spawn the built binary with exactly `env` (plus PATH/HOME), collecting its output. */
-export function spawnBin(args: string[], env: Record<string, string>, nodeArgs: string[] = []): SpawnedServer {
+export function spawnBin(
+  args: string[],
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): SpawnedServer {
   requireDist();
   const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     cwd: REPO_ROOT,

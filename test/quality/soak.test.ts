@@ -10,12 +10,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SEED, type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
+import { type SandboxHandle, SEED, startSandbox } from "../../src/sandbox/index.js";
 import {
   firstLine,
   GC_PROBE_ARGS,
-  probeHeap,
   prng,
+  probeHeap,
   rssOf,
   type SpawnedServer,
   spawnHttpServer,
@@ -104,31 +104,39 @@ function plan(seed: number): { ops: Op[]; faults: (Fault | undefined)[] } {
       ops.push({
         kind: "read",
         tool: "list_warehouse_groups_1",
-        args: pick([{ limit: 20 }, { only_enabled: false, limit: 50 }, { id: 10_001 + Math.floor(rand() * 160) }]),
+        args: pick([
+          { limit: 20 },
+          { only_enabled: false, limit: 50 },
+          { id: 10_001 + Math.floor(rand() * 160) },
+        ]),
       });
     } else {
       ops.push({ kind: "read", tool: "list_dags", args: {} });
     }
     faults.push(
-      rand() < FAULT_RATE ? { route: pick(FAULT_ROUTES), kind: pick(["502", "503", "reset"] as const) } : undefined,
+      rand() < FAULT_RATE
+        ? { route: pick(FAULT_ROUTES), kind: pick(["502", "503", "reset"] as const) }
+        : undefined,
     );
   }
   return { ops, faults };
 }
 
 function arm(sb: SandboxHandle, f: Fault): void {
-  if (f.kind === "reset") return sb.faults.resetNext(f.route, 1);
-  if (f.route === "/hub") {
-    return sb.faults.failNext(f.route, 1, {
+  if (f.kind === "reset") {
+    sb.faults.resetNext(f.route, 1);
+  } else if (f.route === "/hub") {
+    sb.faults.failNext(f.route, 1, {
       status: Number(f.kind),
       body: { error_code: "BACKEND_RPC_ERROR", message: "injected", status_code: Number(f.kind) },
       contentType: "application/problem+json",
     });
+  } else {
+    sb.faults.failNext(f.route, 1, {
+      status: Number(f.kind),
+      body: { success: false, message: f.kind, data: [{ ERROR: "injected" }], total: 0 },
+    });
   }
-  sb.faults.failNext(f.route, 1, {
-    status: Number(f.kind),
-    body: { success: false, message: f.kind, data: [{ ERROR: "injected" }], total: 0 },
-  });
 }
 
 const AMBIGUOUS = /may (or may not )?have been applied|without a confirmed outcome/;
@@ -150,7 +158,9 @@ afterAll(async () => {
   await sb?.close();
 });
 
-async function openClient(url: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function openClient(
+  url: string,
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(url));
   const client = new Client({ name: "soak", version: "1.0.0" });
   await client.connect(transport);
@@ -187,12 +197,21 @@ describe("soak: 2,000 calls, 32 HTTP clients, 2% faults", () => {
         arm(sb, fault);
         injected++;
       }
-      const name = op.kind === "entry" ? "create_warehouse_entry" : op.kind === "resources" ? "add_task_resources" : op.tool;
+      const name =
+        op.kind === "entry"
+          ? "create_warehouse_entry"
+          : op.kind === "resources"
+            ? "add_task_resources"
+            : op.tool;
       const args =
         op.kind === "resources"
           ? { id_group_task: op.plan, id_task: op.task, resources: [op.ref] }
           : (op.args as Record<string, unknown>);
-      const r = (await within(20_000, client.callTool({ name, arguments: args }), `call ${i} ${name}`)) as CallToolResult;
+      const r = (await within(
+        20_000,
+        client.callTool({ name, arguments: args }),
+        `call ${i} ${name}`,
+      )) as CallToolResult;
       const line = firstLine(r);
       if (r.isError && (!/\([A-Z_ 0-9]+\)|^Invalid/.test(line) || /Internal error/.test(line))) {
         unclear.push(`${name}: ${line}`);
@@ -254,7 +273,8 @@ describe("soak: 2,000 calls, 32 HTTP clients, 2% faults", () => {
     for (const doc of byDocument.keys()) {
       expect(entryOk.has(doc) || entryAmbiguous.has(doc), `${doc} stored but reported as failed`).toBe(true);
     }
-    for (const [doc, line] of entryFailed) expect(byDocument.has(doc), `${doc} failed (${line}) yet stored`).toBe(false);
+    for (const [doc, line] of entryFailed)
+      expect(byDocument.has(doc), `${doc} failed (${line}) yet stored`).toBe(false);
 
     const soakResources = sb.state.taskResources.filter((t) => t.id > firstResource);
     const storedIds = new Set(soakResources.map((t) => t.id));
@@ -267,9 +287,10 @@ describe("soak: 2,000 calls, 32 HTTP clients, 2% faults", () => {
           ? { type_description: "HUMAN_RESOURCES", id_hourly_rate: t.id_hourly_rate }
           : { type_description: "SERVICES", id_service_type: t.id_service_type };
       const slot = `${t.taskId}:${JSON.stringify(ref)}`;
-      expect(resourceOk.has(t.id) || resourceAmbiguous.has(slot), `resource ${slot} stored but not reported`).toBe(
-        true,
-      );
+      expect(
+        resourceOk.has(t.id) || resourceAmbiguous.has(slot),
+        `resource ${slot} stored but not reported`,
+      ).toBe(true);
     }
 
     // ---- every answer was clear; faults were absorbed by retries where the policy allows ----
@@ -285,12 +306,13 @@ describe("soak: 2,000 calls, 32 HTTP clients, 2% faults", () => {
         await client.close();
       }),
     );
-    const health = (await (await fetch(server.url.replace(/\/mcp$/, "/healthz"))).json()) as { sessions: number };
+    const health = (await (await fetch(server.url.replace(/\/mcp$/, "/healthz"))).json()) as {
+      sessions: number;
+    };
     expect(health.sessions).toBe(0);
     const heapEnd = await probeHeap(server);
     const rssEnd = rssOf(server.child.pid!);
     const elapsed = performance.now() - started;
-    console.info([...entryFailed.values()].slice(0, 6).join("\n"));
     console.info(
       `soak: ${CALLS} calls in ${Math.round(elapsed)} ms; ${injected} faults; entries ok ${entryOk.size}, ambiguous ${entryAmbiguous.size}, failed ${entryFailed.size}; resources ok ${resourceOk.size}; read failures ${readFailures.length}; heap after GC ${(heapStart.heapUsed / MiB).toFixed(1)} → ${(heapEnd.heapUsed / MiB).toFixed(1)} MiB; RSS ${(rssStart / MiB).toFixed(1)} → mid ${((memoryAt[0] ?? 0) / MiB).toFixed(1)} → ${(rssEnd / MiB).toFixed(1)} MiB`,
     );
