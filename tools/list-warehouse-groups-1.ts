@@ -1,10 +1,9 @@
 /** Tool `list_warehouse_groups_1`: GET warehouses_groups_1 (api-spec §4.5). */
 import { z } from "zod";
-import { collectPages } from "../src/paging.js";
 import { defineTool } from "../src/tool.js";
 import {
   all,
-  DEFAULT_MAX_RECORDS,
+  fetchPaged,
   limit,
   maxRecords,
   pageInfo,
@@ -46,32 +45,14 @@ export default defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
     const query = { id: input.id, only_enabled: input.only_enabled };
-    const result = await collectPages(
-      (pageStart, pageLimit) =>
-        ctx.api.listWarehouseGroups1(
-          { ...query, start: pageStart, limit: pageLimit },
-          { signal: ctx.signal },
-        ),
-      {
-        start: input.start ?? 0,
-        limit: input.limit ?? DEFAULT_LIMIT,
-        all: input.all ?? false,
-        maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
-        onProgress: (fetched, target) =>
-          ctx.progress({
-            progress: fetched,
-            total: target,
-            message: `Fetched ${fetched} of ${target} classifications`,
-          }),
-      },
+    const { items, page } = await fetchPaged(
+      input,
+      { defaultLimit: DEFAULT_LIMIT, noun: "classifications", ctx },
+      (start, limit) => ctx.api.listWarehouseGroups1({ ...query, start, limit }, { signal: ctx.signal }),
     );
     return {
-      total: result.total,
-      returned: result.items.length,
-      start: result.start,
-      next_start: result.nextStart,
-      omitted: result.omitted,
-      groups: result.items.map((g) => ({ id: g.id, description: g.description, enabled: g.enabled })),
+      ...page,
+      groups: items.map((g) => ({ id: g.id, description: g.description, enabled: g.enabled })),
     };
   },
   toText: (out) =>

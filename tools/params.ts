@@ -3,7 +3,9 @@
  * enums, and which tool yields the value.
  */
 import { z } from "zod";
-import { MAX_PAGE_SIZE } from "../src/paging.js";
+import type { Page } from "../src/client/types.js";
+import { collectPages, MAX_PAGE_SIZE } from "../src/paging.js";
+import type { ToolContext } from "../src/tool.js";
 
 /** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -65,4 +67,41 @@ export function pagingHint(info: {
   if (info.next_start !== null)
     return `More available: call again with start=${info.next_start} (or all=true).`;
   return "";
+}
+
+export interface PagingInput {
+  start?: number | undefined;
+  limit?: number | undefined;
+  all?: boolean | undefined;
+  max_records?: number | undefined;
+}
+
+/**
+ * One page, or every page with progress, per the paging arguments; returns the records and
+ * the page facts every list result states.
+ */
+export async function fetchPaged<T>(
+  input: PagingInput,
+  options: { defaultLimit: number; noun: string; ctx: ToolContext },
+  fetchPage: (start: number, limit: number) => Promise<Page<T>>,
+) {
+  const { ctx, noun } = options;
+  const result = await collectPages(fetchPage, {
+    start: input.start ?? 0,
+    limit: input.limit ?? options.defaultLimit,
+    all: input.all ?? false,
+    maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
+    onProgress: (fetched, target) =>
+      ctx.progress({ progress: fetched, total: target, message: `Fetched ${fetched} of ${target} ${noun}` }),
+  });
+  return {
+    items: result.items,
+    page: {
+      total: result.total,
+      returned: result.items.length,
+      start: result.start,
+      next_start: result.nextStart,
+      omitted: result.omitted,
+    },
+  };
 }

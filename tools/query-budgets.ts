@@ -2,11 +2,10 @@
 import { z } from "zod";
 import { budgetLine, type CompactBudget, compactBudget, fullBudget } from "../src/budget-view.js";
 import { toApiPeriod } from "../src/dates.js";
-import { collectPages } from "../src/paging.js";
 import { defineTool } from "../src/tool.js";
 import {
   all,
-  DEFAULT_MAX_RECORDS,
+  fetchPaged,
   isoDate,
   limit,
   maxRecords,
@@ -68,32 +67,13 @@ export default defineTool({
       until: period.until,
       type_date: input.type_date,
     };
-    const result = await collectPages(
-      (pageStart, pageLimit) =>
-        ctx.api.queryBudgets({ ...base, start: pageStart, limit: pageLimit }, { signal: ctx.signal }),
-      {
-        start: input.start ?? 0,
-        limit: input.limit ?? DEFAULT_LIMIT,
-        all: input.all ?? false,
-        maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
-        onProgress: (fetched, target) =>
-          ctx.progress({
-            progress: fetched,
-            total: target,
-            message: `Fetched ${fetched} of ${target} budgets`,
-          }),
-      },
+    const { items, page } = await fetchPaged(
+      input,
+      { defaultLimit: DEFAULT_LIMIT, noun: "budgets", ctx },
+      (start, limit) => ctx.api.queryBudgets({ ...base, start, limit }, { signal: ctx.signal }),
     );
     const view = input.view ?? "compact";
-    return {
-      total: result.total,
-      returned: result.items.length,
-      start: result.start,
-      next_start: result.nextStart,
-      omitted: result.omitted,
-      view,
-      budgets: view === "full" ? result.items.map(fullBudget) : result.items.map(compactBudget),
-    };
+    return { ...page, view, budgets: view === "full" ? items.map(fullBudget) : items.map(compactBudget) };
   },
   toText(out) {
     const head = `${out.returned} of ${out.total} budget(s) from start=${out.start} (${out.view} view).`;
