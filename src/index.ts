@@ -12,7 +12,6 @@ import { scrubText } from "./errors/redact.js";
 import { IdempotencyStore } from "./idempotency.js";
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "./logger.js";
 import { createServer, selectTools } from "./server.js";
-import { isLoopbackHost } from "./transports/http.js";
 import { VERSION } from "./version.js";
 
 type ServePlan = Extract<CliPlan, { command: "serve" }>;
@@ -52,10 +51,12 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     });
   }
 
+  // The HTTP transport (node:http, node:crypto) loads only when used: stdio start-up stays lean.
+  const http = plan.http ? await import("./transports/http.js") : undefined;
   let config: Config;
   try {
     config = loadConfig(effectiveEnv);
-    if (plan.http && !isLoopbackHost(plan.host) && !config.httpToken) {
+    if (http && !http.isLoopbackHost(plan.host) && !config.httpToken) {
       throw new ConfigError([
         {
           variable: "MCP_HTTP_TOKEN",
@@ -98,9 +99,8 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     await sandbox?.close();
   };
 
-  if (plan.http) {
-    const { startHttp } = await import("./transports/http.js");
-    const handle = await startHttp(makeServer, {
+  if (http) {
+    const handle = await http.startHttp(makeServer, {
       host: plan.host,
       port: plan.port,
       token: config.httpToken,
