@@ -1,0 +1,102 @@
+/**
+ * Starting the servers under test (ours from dist/, the SDK floor) and talking to them with the
+ * SDK's own client, over stdio or Streamable HTTP. Every server is a child process of the
+ * benchmark; only loopback addresses are used.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+export const OURS_BIN = fileURLToPath(new URL("../../dist/src/index.js", import.meta.url));
+export const FLOOR_BIN = fileURLToPath(new URL("../floor-server.mjs", import.meta.url));
+
+/** The environment a server child gets: PATH etc., no inherited MMS_*, quiet logs, plus `extra`. */
+export function childEnv(extra = {}) {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
+  );
+  return { ...base, LOG_LEVEL: "error", ...extra };
+}
+
+/**
+ * Spawn a stdio MCP server (`node ...nodeArgs bin`) and connect an SDK client to it.
+ * @returns {Promise<{client: Client, pid: number, close: () => Promise<void>}>}
+ */
+export async function connectStdio(bin, env = childEnv(), nodeArgs = []) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...nodeArgs, bin],
+    env,
+    stderr: "pipe",
+  });
+  transport.stderr?.resume(); // drain; the servers log at level error only
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid, close: () => client.close() };
+}
+
+/** Connect one SDK client over Streamable HTTP (one session). */
+export async function connectHttp(url) {
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return {
+    client,
+    close: async () => {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
+}
+
+/**
+ * Spawn `node <bin> ...args` and wait for the "listening on http://...:PORT/mcp" line on stderr.
+ * @returns {Promise<{url: string, pid: number, stop: () => Promise<void>}>}
+ */
+export function startHttpServer(bin, args, env = childEnv(), timeoutMs = 15_000) {
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    let started = false;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${bin} did not start within ${timeoutMs} ms: ${seen}`));
+    }, timeoutMs);
+    child.once("exit", (code) => reject(new Error(`${bin} exited with ${code}: ${seen}`)));
+    child.stderr.on("data", (chunk) => {
+      if (seen.length < 10_000) seen += chunk;
+      const m = /listening on (http:\/\/\S+\/mcp)/.exec(seen);
+      if (!m || started) return;
+      started = true;
+      clearTimeout(timer);
+      resolve({
+        url: m[1],
+        pid: child.pid,
+        stop: async () => {
+          child.kill("SIGTERM");
+          const t = setTimeout(() => child.kill("SIGKILL"), 5_000);
+          await exited;
+          clearTimeout(t);
+        },
+      });
+    });
+  });
+}
+
+/** Resident set size of a process in MiB, from /proc/<pid>/status (VmRSS). */
+export function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/** Call a tool and throw when the result is an error, so that errors are never timed as calls. */
+export async function callOk(client, name, args = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 500)}`);
+  return result;
+}

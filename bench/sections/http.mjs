@@ -1,0 +1,98 @@
+/**
+ * 6. HTTP transport: calls per second with 1, 8 and 32 concurrent clients (one SDK session
+ * each) over Streamable HTTP, ours (`--http --port 0`, `list_warehouse_groups_1` default page of
+ * 100 against the sandbox) against the floor on the same transport (its constant tool).
+ * Rounds alternate ours / floor / ours-dry-run; in a round every client makes CALLS_PER_CLIENT
+ * sequential calls. The dry-run series (`create_warehouse_entry` with `dry_run: true`: input
+ * validation and a result, no upstream request) is a diagnostic separating our transport and
+ * wrapper from the upstream work. Target: ours >= 0.8 x the floor at 32 clients, zero errors.
+ */
+import { SEED } from "../../dist/src/sandbox/index.js";
+import { interleave, median } from "../lib/measure.mjs";
+import { callOk, childEnv, connectHttp, FLOOR_BIN, OURS_BIN, startHttpServer } from "../lib/servers.mjs";
+
+const LEVELS = [1, 8, 32];
+const ROUNDS = 5;
+const CALLS_PER_CLIENT = 10;
+const DRY_RUN = {
+  warehouse_code: SEED.warehouses.main,
+  movement_type: "purchase",
+  document: "BENCH-DRY",
+  code_user: SEED.users.withAccount,
+  items: [{ code: SEED.itemCodes.sparePart, qty: 1, unit_cost: 11 }],
+  dry_run: true,
+};
+
+export default async function httpTransport({ sb }) {
+  const ours = await startHttpServer(OURS_BIN, ["--http", "--port", "0"], childEnv(sb.env()));
+  const floor = await startHttpServer(FLOOR_BIN, ["--http", "--port", "0"]);
+  const rows = [];
+  const targets = [];
+  let errors = 0;
+  try {
+    for (const clients of LEVELS) {
+      const connect = (url) => Promise.all(Array.from({ length: clients }, () => connectHttp(url)));
+      const pools = {
+        ours: await connect(ours.url),
+        floor: await connect(floor.url),
+        oursDry: await connect(ours.url),
+      };
+      const call = {
+        ours: (c) => callOk(c, "list_warehouse_groups_1"),
+        floor: (c) => callOk(c, "constant"),
+        oursDry: (c) => callOk(c, "create_warehouse_entry", DRY_RUN),
+      };
+      const round = (name) => async () => {
+        await Promise.all(
+          pools[name].map(async ({ client }) => {
+            for (let i = 0; i < CALLS_PER_CLIENT; i++) {
+              await call[name](client).catch(() => {
+                errors++;
+              });
+            }
+          }),
+        );
+      };
+      const samples = await interleave(
+        { ours: round("ours"), floor: round("floor"), oursDry: round("oursDry") },
+        { rounds: ROUNDS, warmup: 1, label: `http ${clients} client(s)` },
+      );
+      const perSecond = (ms) => (clients * CALLS_PER_CLIENT * 1000) / ms;
+      const ops = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, perSecond(median(v))]));
+      const ratio = ops.ours / ops.floor;
+      const bench = "6. HTTP (calls/s)";
+      rows.push({
+        bench,
+        series: `ours, list_warehouse_groups_1, ${clients} client(s)`,
+        median: ops.ours,
+        ratio,
+        note: "ratio = / floor",
+      });
+      rows.push({ bench, series: `floor, ${clients} client(s)`, median: ops.floor });
+      rows.push({
+        bench,
+        series: `ours, dry run (no upstream), ${clients} client(s)`,
+        median: ops.oursDry,
+        ratio: ops.oursDry / ops.floor,
+        note: "diagnostic",
+      });
+      if (clients === 32) {
+        targets.push({
+          name: "6. HTTP calls/s at 32 clients: ours / floor",
+          figure: `${ratio.toFixed(2)} (${ops.ours.toFixed(0)} vs ${ops.floor.toFixed(0)} calls/s)`,
+          target: ">= 0.8",
+          met: ratio >= 0.8,
+        });
+      }
+      process.stderr.write(
+        `  http ${clients}: ours ${ops.ours.toFixed(0)}/s, floor ${ops.floor.toFixed(0)}/s\n`,
+      );
+      for (const c of Object.values(pools).flat()) await c.close();
+    }
+    targets.push({ name: "6. HTTP errors", figure: String(errors), target: "0", met: errors === 0 });
+    return { rows, targets };
+  } finally {
+    await ours.stop();
+    await floor.stop();
+  }
+}

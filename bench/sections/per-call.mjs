@@ -1,0 +1,57 @@
+/**
+ * 1. Per-call cost: sequential `list_warehouse_groups_1` calls (default page of 100) over stdio,
+ * beside the same upstream request made directly with undici, and the SDK floor's constant tool.
+ * Target: ours <= 1.15 x (direct + floor) at the median.
+ */
+import { interleave, summarize } from "../lib/measure.mjs";
+import { callOk, childEnv, connectStdio, FLOOR_BIN, OURS_BIN } from "../lib/servers.mjs";
+import { directClient } from "../lib/upstream.mjs";
+
+const CALLS = 500;
+const WARMUP = 50;
+const PAGE = 100; // the tool's default limit, sent explicitly to the direct request too
+
+export default async function perCall({ sb }) {
+  const ours = await connectStdio(OURS_BIN, childEnv(sb.env()));
+  const floor = await connectStdio(FLOOR_BIN);
+  const get = await directClient(sb);
+  try {
+    const samples = await interleave(
+      {
+        ours: () => callOk(ours.client, "list_warehouse_groups_1", { limit: PAGE }),
+        direct: () => get("/warehouses_groups_1", { start: 0, limit: PAGE }),
+        floor: () => callOk(floor.client, "constant"),
+      },
+      { rounds: CALLS, warmup: WARMUP, label: "per-call", progressEvery: 100 },
+    );
+    const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
+    const ratio = s.ours.median / (s.direct.median + s.floor.median);
+    const ratioP95 = s.ours.p95 / (s.direct.p95 + s.floor.p95);
+    return {
+      rows: [
+        { bench: "1. per call (ms)", series: "ours: list_warehouse_groups_1, stdio", ...s.ours, ratio },
+        { bench: "1. per call (ms)", series: "direct: undici GET, same page", ...s.direct },
+        { bench: "1. per call (ms)", series: "floor: SDK constant tool, stdio", ...s.floor },
+        {
+          bench: "1. per call (ms)",
+          series: "direct + floor",
+          n: CALLS,
+          median: s.direct.median + s.floor.median,
+          p95: s.direct.p95 + s.floor.p95,
+          note: `p95 ratio ${ratioP95.toFixed(2)}`,
+        },
+      ],
+      targets: [
+        {
+          name: "1. per call: ours / (direct + floor), median",
+          figure: ratio.toFixed(2),
+          target: "<= 1.15",
+          met: ratio <= 1.15,
+        },
+      ],
+    };
+  } finally {
+    await ours.close();
+    await floor.close();
+  }
+}
