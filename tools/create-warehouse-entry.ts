@@ -15,7 +15,10 @@ const Item = z.strictObject({
 });
 
 export const CreateWarehouseEntryInput = z.strictObject({
-  warehouse_code: text(100, "Non-integrated warehouse."),
+  // "." and ".." would name another route once in the path; apiPath refuses them too.
+  warehouse_code: text(100, "Non-integrated warehouse.").refine((code) => code !== "." && code !== "..", {
+    error: 'must be a warehouse code, not "." or ".."',
+  }),
   movement_type: z.literal(["purchase", "return", 1, 2]).describe("purchase (1) or return (2)."),
   is_from_movement: z.boolean().optional().describe("From the order or exit in document."),
   document: text(200, "Order folio_target, exit document, or invoice ref."),

@@ -385,6 +385,11 @@ export class HttpClient {
         if (decision.retryAfterMs !== undefined)
           extra.retryAfterSeconds = Math.ceil(decision.retryAfterMs / 1000);
         const suffix = decision.reason === "budget" ? " (no time left in the call's budget to retry)" : "";
+        // IMPORTANT: a gateway's 5xx can come after the upstream applied a write: a POST that got
+        // one has an unknown outcome and must not be advertised as safe to retry.
+        if (!idempotent && failure.kind === "status" && failure.status >= 500) {
+          throw withDetails(error, { ...extra, outcome: "unknown" }, suffix, false);
+        }
         throw Object.keys(extra).length === 0 && suffix === "" ? error : withDetails(error, extra, suffix);
       }
       retries += 1;

@@ -379,7 +379,12 @@ export function cancelledError(request: RequestSummary | undefined, writeInFligh
 }
 
 /** A copy of `error` with more details (and optionally more message); arrays go under `errors`. */
-export function withDetails(error: ApiError, extra: Record<string, unknown>, suffix = ""): ApiError {
+export function withDetails(
+  error: ApiError,
+  extra: Record<string, unknown>,
+  suffix = "",
+  retryable = error.retryable,
+): ApiError {
   const base =
     error.details === undefined
       ? {}
@@ -390,7 +395,7 @@ export function withDetails(error: ApiError, extra: Record<string, unknown>, suf
     status: error.status,
     code: error.code,
     message: error.message + suffix,
-    retryable: error.retryable,
+    retryable,
     details: { ...base, ...extra },
     request: error.request,
     cause: error.cause,

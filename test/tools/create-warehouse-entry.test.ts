@@ -190,5 +190,6 @@ describe("create_warehouse_entry", () => {
     expect(entryPosts(code)).toBe(1);
     const dots = await call({ ...purchase, warehouse_code: "..", dry_run: true });
     expect(dots.isError).toBe(true);
+    expect(firstLine(dots)).toMatch(/warehouse_code: must be a warehouse code, not "\." or "\.\."/);
   });
 });
