@@ -23,7 +23,6 @@ const call = (
     undefined,
     onprogress ? { onprogress } : undefined,
   );
-type Out = ReturnType<typeof QueryBudgetsOutput.parse>;
 const gets = () =>
   Object.entries(fx.sb.faults.requestCount)
     .filter(([k]) => k.startsWith("GET /api/wo_budget"))
