@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: every benchmark of issue 5 against dist/ (build first), in one process tree:
- * the sandbox runs in this process, the servers under test are child processes. Prints a markdown
+ * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
  *   node bench/run.mjs [section ...]     sections: per-call cold-start memory context pagination http
@@ -57,7 +57,7 @@ async function main(selected) {
   }
   const names = selected.length > 0 ? selected : Object.keys(SECTIONS);
   const t0 = now();
-  const sb = await startSandbox({ port: 0 });
+  const sb = await startSandbox();
   const rows = [];
   const targets = [];
   try {

@@ -1,12 +1,56 @@
 /**
- * The upstream side of the benchmarks: the embedded sandbox (from dist/) in the benchmark process,
+ * The upstream side of the benchmarks: the sandbox in a child process (bench/sandbox-child.mjs),
  * a direct undici client of it (the "direct request" baseline, and the source of raw JSON), and
- * extra budgets inserted into its live state for the pagination series.
+ * the date helper shared by the series.
  */
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { request } from "undici";
-import { startSandbox } from "../../dist/src/sandbox/index.js";
 
-export { startSandbox };
+const CHILD = fileURLToPath(new URL("../sandbox-child.mjs", import.meta.url));
+
+/**
+ * Start the sandbox process.
+ * @returns {Promise<{url, baseUrl, authUrl, env: () => Record<string,string>,
+ *   latency: (ms: number, route: string) => Promise<void>, addBudgets: (total: number) => Promise<number>,
+ *   close: () => Promise<void>}>}
+ */
+export function startSandbox() {
+  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const pending = new Map();
+  let nextId = 1;
+  const send = (cmd, args) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.send({ id, cmd, ...args });
+    });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)));
+    child.on("message", (msg) => {
+      if (msg.ready) {
+        resolve({
+          url: msg.url,
+          baseUrl: msg.baseUrl,
+          authUrl: msg.authUrl,
+          env: () => ({ ...msg.env }),
+          latency: (ms, route) => send("latency", { ms, route }),
+          addBudgets: (total) => send("addBudgets", { total }),
+          close: async () => {
+            child.disconnect();
+            await exited;
+          },
+        });
+        return;
+      }
+      const waiter = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.ok) waiter?.resolve(msg.result);
+      else waiter?.reject(new Error(msg.error));
+    });
+  });
+}
 
 /** A direct client of the sandbox API: one OAuth token, then plain GETs with Bearer. */
 export async function directClient(sb) {
@@ -30,24 +74,6 @@ export async function directClient(sb) {
     if (res.statusCode >= 300) throw new Error(`GET ${path}: HTTP ${res.statusCode}`);
     return body;
   };
-}
-
-/**
- * Grow company 1's budgets to `total` by cloning seeded ones under new ids and folios (ids from
- * 30001, clear of the seed's 7001-8012). The clones keep the originals' dates, so every seeded
- * period filter still matches them.
- */
-export function addBudgets(sb, total) {
-  const own = sb.state.budgets.filter((b) => b.companyId === 1);
-  for (let i = 0; own.length + i < total; i++) {
-    const source = own[i % own.length];
-    const id = 30_001 + i;
-    sb.state.budgets.push({
-      ...structuredClone(source),
-      record: { ...structuredClone(source.record), id, folio: String(id) },
-    });
-  }
-  return sb.state.budgets.filter((b) => b.companyId === 1).length;
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ` for `days` days before now (accepted by the tool and the API alike). */

@@ -1,6 +1,6 @@
 /**
  * 5. Pagination: `query_budgets` with `all: true` (default compact view) over 1,040 budgets (the
- * seed's 260 plus clones inserted into the sandbox's live state) with 20 ms injected upstream
+ * seed's 260 plus clones the sandbox process inserts into its live state) with 20 ms injected upstream
  * latency, against strictly sequential paging of the same records: (a) a loop of `query_budgets`
  * calls with start/limit 100 through the same server (same work per record, only the paging
  * differs: the target), (b) for reference, a direct undici loop that validates nothing.
@@ -8,7 +8,7 @@
  */
 import { interleave, summarize } from "../lib/measure.mjs";
 import { callOk, childEnv, connectStdio, OURS_BIN } from "../lib/servers.mjs";
-import { addBudgets, daysAgo, directClient } from "../lib/upstream.mjs";
+import { daysAgo, directClient } from "../lib/upstream.mjs";
 
 const BUDGETS = 1_040;
 const LATENCY_MS = 20;
@@ -19,11 +19,11 @@ const MAX_PAGES = 100; // bound on the sequential loops
 const sameFolios = (a, b) => JSON.stringify(a.map((x) => x.folio)) === JSON.stringify(b.map((x) => x.folio));
 
 export default async function pagination({ sb }) {
-  const total = addBudgets(sb, BUDGETS);
+  const total = await sb.addBudgets(BUDGETS);
   const since = daysAgo(400);
   const ours = await connectStdio(OURS_BIN, childEnv(sb.env()));
   const get = await directClient(sb);
-  sb.faults.latency(LATENCY_MS, "/api/wo_budget");
+  await sb.latency(LATENCY_MS, "/api/wo_budget");
   const results = { concurrent: [], sequentialTool: [], sequentialDirect: [] };
   try {
     const samples = await interleave(
@@ -103,7 +103,7 @@ export default async function pagination({ sb }) {
       ],
     };
   } finally {
-    sb.faults.latency(0, "/api/wo_budget");
+    await sb.latency(0, "/api/wo_budget");
     await ours.close();
   }
 }
