@@ -3,17 +3,7 @@ import { z } from "zod";
 import { budgetLine, type CompactBudget, compactBudget, fullBudget } from "../src/budget-view.js";
 import { toApiPeriod } from "../src/dates.js";
 import { defineTool } from "../src/tool.js";
-import {
-  all,
-  fetchPaged,
-  isoDate,
-  limit,
-  maxRecords,
-  pageInfo,
-  pagingHint,
-  start,
-  text,
-} from "./params.js";
+import { all, fetchPaged, isoDate, limit, maxRecords, pageInfo, pagingHint, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
 const STATUS_CODES = { pending: 1, approved: 2, cancelled: 3 } as const;
