@@ -30,6 +30,11 @@ export function itemsTotal(b: Budget): number {
   return Math.round(b.list_items.reduce((sum, i) => sum + i.total_cost, 0) * 100) / 100;
 }
 
+/** YYYY-MM-DD of an API date or timestamp (the day as the API wrote it); other text unchanged. */
+function day(value: string | null): string | null {
+  return value !== null && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value;
+}
+
 export function compactBudget(b: Budget): CompactBudget {
   return {
     folio: b.folio,
@@ -44,9 +49,9 @@ export function compactBudget(b: Budget): CompactBudget {
     items_total: itemsTotal(b),
     discount: b.discount,
     item_count: b.list_items.length,
-    date_create: b.date_create,
-    approval_date: b.approval_date,
-    final_date: b.final_date,
+    date_create: day(b.date_create)!,
+    approval_date: day(b.approval_date),
+    final_date: day(b.final_date),
   };
 }
 
@@ -62,5 +67,5 @@ export function fullBudget(b: Budget): { folio: string; [field: string]: unknown
 
 /** One short line per budget for the text rendering. */
 export function budgetLine(b: CompactBudget): string {
-  return `${b.folio} WO ${b.wo_folio ?? "-"} | ${b.status_label} | ${b.reference ?? "-"} | ${b.third_party ?? "-"} | ${b.currency ?? ""}${b.items_total} (${b.item_count} lines) | created ${b.date_create.slice(0, 10)}`;
+  return `${b.folio} WO ${b.wo_folio ?? "-"} | ${b.status_label} | ${b.reference ?? "-"} | ${b.third_party ?? "-"} | ${b.currency ?? ""}${b.items_total} (${b.item_count} lines) | created ${b.date_create}`;
 }

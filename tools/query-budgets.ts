@@ -2,10 +2,38 @@
 import { z } from "zod";
 import { budgetLine, type CompactBudget, compactBudget, fullBudget } from "../src/budget-view.js";
 import { toApiPeriod } from "../src/dates.js";
+import { UserInputError } from "../src/errors/api-error.js";
 import { defineTool } from "../src/tool.js";
 import { all, fetchPaged, isoDate, limit, maxRecords, pageInfo, pagingHint, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
+/**
+ * A full budget costs about 500 tokens twice (structured and text): past 20 a page would
+ * break the ~25k-token limit of MCP hosts, so bigger full pages are refused with the way out.
+ */
+const FULL_VIEW_MAX_PAGE = 20;
+const FULL_VIEW_DEFAULT_LIMIT = 10;
+const FULL_VIEW_MAX_RECORDS = 100;
+
+function checkFullViewSize(input: {
+  limit?: number | undefined;
+  all?: boolean | undefined;
+  max_records?: number | undefined;
+}) {
+  if (!input.all && input.limit !== undefined && input.limit > FULL_VIEW_MAX_PAGE) {
+    throw new UserInputError(
+      `limit: at most ${FULL_VIEW_MAX_PAGE} with view "full" (about 1,000 tokens per budget); page with start/next_start, or use the compact view`,
+      { field: "limit", max: FULL_VIEW_MAX_PAGE },
+    );
+  }
+  if (input.all && input.max_records !== undefined && input.max_records > FULL_VIEW_MAX_RECORDS) {
+    throw new UserInputError(
+      `max_records: at most ${FULL_VIEW_MAX_RECORDS} with view "full"; use the compact view to scan more, then view "full" with id for the ones you need`,
+      { field: "max_records", max: FULL_VIEW_MAX_RECORDS },
+    );
+  }
+}
+
 const STATUS_CODES = { pending: 1, approved: 2, cancelled: 3 } as const;
 
 export const QueryBudgetsInput = z.strictObject({
@@ -25,7 +53,7 @@ export const QueryBudgetsInput = z.strictObject({
   limit: limit(DEFAULT_LIMIT),
   all,
   max_records: maxRecords,
-  view: z.enum(["compact", "full"]).optional().describe("full adds every field and line."),
+  view: z.enum(["compact", "full"]).optional().describe("full: every field and line, ≤20 a page."),
 });
 
 export const QueryBudgetsOutput = z.object({
@@ -57,13 +85,15 @@ export default defineTool({
       until: period.until,
       type_date: input.type_date,
     };
+    const view = input.view ?? "compact";
+    const full = view === "full";
+    if (full) checkFullViewSize(input);
     const { items, page } = await fetchPaged(
-      input,
-      { defaultLimit: DEFAULT_LIMIT, noun: "budgets", ctx },
+      { ...input, max_records: input.max_records ?? (full ? FULL_VIEW_MAX_RECORDS : undefined) },
+      { defaultLimit: full ? FULL_VIEW_DEFAULT_LIMIT : DEFAULT_LIMIT, noun: "budgets", ctx },
       (start, limit) => ctx.api.queryBudgets({ ...base, start, limit }, { signal: ctx.signal }),
     );
-    const view = input.view ?? "compact";
-    return { ...page, view, budgets: view === "full" ? items.map(fullBudget) : items.map(compactBudget) };
+    return { ...page, view, budgets: full ? items.map(fullBudget) : items.map(compactBudget) };
   },
   toText(out) {
     const head = `${out.returned} of ${out.total} budget(s) from start=${out.start} (${out.view} view).`;

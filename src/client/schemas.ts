@@ -19,18 +19,19 @@ import type {
 
 const NUMERIC_TEXT = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-/** A number, or a number sent as text ("12.50" → 12.5). */
-export const num = z.union([
-  z.number(),
-  z
-    .string()
-    .trim()
-    .regex(NUMERIC_TEXT, { error: "expected a number" })
-    .transform((s) => Number(s)),
-]);
+/** A number sent as text ("12.50" → 12.5). */
+const numericText = z
+  .string()
+  .trim()
+  .regex(NUMERIC_TEXT, { error: "expected a number" })
+  .transform((s) => Number(s));
+/** A number, or a number sent as text. */
+export const num = z.union([z.number(), numericText]);
 /** `num`, or null when absent, null or empty text. */
+// IMPORTANT (speed): flat unions with the common cases first. zod stops at the first option
+// that fits; a nested union tried before z.null() builds error issues for every null field.
 export const numOrNull = z
-  .union([num, z.literal(""), z.null()])
+  .union([z.null(), z.number(), numericText, z.literal("")])
   .optional()
   .transform((v) => (v === "" || v === undefined ? null : v));
 
@@ -44,19 +45,20 @@ export const bool = z.union([
 ]);
 
 /** Text, or a number sent where text is documented (`folio_target`, `folio`). */
-export const text = z.union([z.string(), z.number().transform(String)]);
+const numberAsText = z.number().transform(String);
+export const text = z.union([z.string(), numberAsText]);
 export const textOrNull = z
-  .union([text, z.null()])
+  .union([z.string(), z.null(), numberAsText])
   .optional()
   .transform((v) => v ?? null);
 /** Display text that may be missing: null/absent → "". */
 const label = z
-  .union([text, z.null()])
+  .union([z.string(), z.null(), numberAsText])
   .optional()
   .transform((v) => v ?? "");
 /** Number or text id, kept as sent (api-spec §2.2 `id_third_party`). */
 const idLoose = z
-  .union([z.number(), z.string(), z.null()])
+  .union([z.number(), z.null(), z.string()])
   .optional()
   .transform((v) => v ?? null);
 /** An array, with null/absent as empty (api-spec §4.5). */

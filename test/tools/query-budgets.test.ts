@@ -85,6 +85,29 @@ describe("query_budgets", () => {
     }
   });
 
+  it("keeps compact dates to the day, and full pages within a host's context limit", async () => {
+    const compact = QueryBudgetsOutput.parse((await call({ limit: 5 })).structuredContent);
+    expect(compact.budgets.every((b) => /^\d{4}-\d{2}-\d{2}$/.test(String(b.date_create)))).toBe(true);
+
+    const full = QueryBudgetsOutput.parse((await call({ view: "full" })).structuredContent);
+    expect(full.returned).toBe(10);
+    const before = gets();
+    const tooBig = await call({ view: "full", limit: 50 });
+    expect(tooBig.isError).toBe(true);
+    expect(firstLine(tooBig)).toMatch(/^Invalid input: limit: at most 20 with view "full"/);
+    const tooMany = await call({ view: "full", all: true, max_records: 500 });
+    expect(firstLine(tooMany)).toMatch(/max_records: at most 100 with view "full"/);
+    expect(gets()).toBe(before);
+    const walked = await call({
+      view: "full",
+      all: true,
+      since: new Date(NOW - 120 * 86_400_000).toISOString(),
+    });
+    const out = QueryBudgetsOutput.parse(walked.structuredContent);
+    expect(out.returned).toBe(100);
+    expect(out.omitted).toBe(out.total - 100);
+  });
+
   it("walks every page with progress when all=true", async () => {
     const progress: number[] = [];
     const since = new Date(NOW - 120 * 86_400_000).toISOString();
