@@ -8,6 +8,12 @@ import type { Page } from "./client/types.js";
 /** The API's page-size maximum (api-spec §8). */
 export const MAX_PAGE_SIZE = 100;
 
+/**
+ * Pages in flight at once when walking every page: 1,000 records arrive in one wave after the
+ * first page, far below the platform's 200 requests a minute (upstream-notes, 406).
+ */
+export const DEFAULT_CONCURRENCY = 10;
+
 export interface CollectOptions {
   start: number;
   limit: number;
@@ -83,7 +89,9 @@ async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions): Pro
       await options.onProgress?.(fetched, target);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 8, offsets.length) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, offsets.length) }, worker),
+  );
   pages.push(...planned);
 
   // `total` may understate (page-length semantics): continue one page at a time while pages are full.

@@ -16,7 +16,13 @@ const since = daysAgo(90);
 const CALLS = [
   ["list_warehouse_groups_1 {} (default page of 100)", "list_warehouse_groups_1", {}],
   ["query_budgets 100, compact (default view)", "query_budgets", { limit: 100, since }],
-  ["query_budgets 100, view: full", "query_budgets", { limit: 100, since, view: "full" }],
+  // A full page holds at most 20 budgets (the tool refuses more): the same 100 take 5 pages.
+  [
+    "query_budgets 100, view: full (5 pages of 20, summed)",
+    "query_budgets",
+    { limit: 20, since, view: "full" },
+    5,
+  ],
   ["query_budgets {} (default page of 25, last 30 days)", "query_budgets", {}],
   ["list_dags {}", "list_dags", {}],
   [
@@ -62,9 +68,12 @@ export default async function context({ sb }) {
     const listBytes = bytes(list);
     const rows = [row(`tools/list (${list.tools.length} tools)`, listBytes)];
     const sizes = {};
-    for (const [label, name, args] of CALLS) {
-      const result = await callOk(ours.client, name, args);
-      sizes[label] = bytes(result);
+    for (const [label, name, args, pages = 1] of CALLS) {
+      sizes[label] = 0;
+      for (let page = 0; page < pages; page++) {
+        const pageArgs = pages === 1 ? args : { ...args, start: page * args.limit };
+        sizes[label] += bytes(await callOk(ours.client, name, pageArgs));
+      }
       rows.push(row(label, sizes[label]));
     }
     const raw = await get("/wo_budget", { since, start: 0, limit: 100 });

@@ -38,7 +38,7 @@ export async function connect(
       sandbox: options.sandbox ?? true,
       version: "test",
     },
-    { tools, confirmWrites: options.confirmWrites ?? false },
+    { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
   );
   const client = new Client(
     { name: "test-client", version: "1.0.0" },

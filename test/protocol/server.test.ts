@@ -1,6 +1,12 @@
 /** The server wrapper over the SDK client: confirmation, read-only mode, cancellation, audit lines, sandbox marking. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { IdempotencyStore } from "../../src/idempotency.js";
 import { SEED } from "../../src/sandbox/index.js";
+import { createServer } from "../../src/server.js";
+import { defineTool } from "../../src/tool.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { firstLine } from "../helpers/results.js";
 import { captureLogger, useSandbox } from "../helpers/sandbox.js";
@@ -168,5 +174,36 @@ describe("calls", () => {
     await real.close();
     expect(result.structuredContent).not.toHaveProperty("sandbox");
     expect(textOf(result)).not.toMatch(/sandbox/);
+  });
+});
+
+describe("output checks", () => {
+  it("with checkOutputs, a result that breaks its schema becomes an internal-error result, not bad data", async () => {
+    const broken = defineTool({
+      name: "broken_tool",
+      title: "Broken",
+      description: "A tool whose handler breaks its output schema.",
+      inputSchema: z.strictObject({}),
+      outputSchema: z.object({ total: z.number() }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      handler: async () => ({ total: "many" }) as unknown as { total: number },
+      toText: () => "never shown",
+    });
+    const { logger, lines } = captureLogger("info");
+    const server = createServer(
+      { clients: fx.clients(), logger, idempotency: new IdempotencyStore(), sandbox: false, version: "test" },
+      { tools: [broken], confirmWrites: false, checkOutputs: true },
+    );
+    const client = new Client({ name: "t", version: "1" });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.sdkServer.connect(b);
+    await client.connect(a);
+    const result = await client.callTool({ name: "broken_tool", arguments: {} });
+    await client.close();
+    expect(result.isError).toBe(true);
+    expect(firstLine(result)).toBe(
+      "Internal error: broken_tool produced an unexpected result; this is a bug in maintenance-mcp.",
+    );
+    expect(lines.join("")).toMatch(/tool output does not match its schema/);
   });
 });
