@@ -100,13 +100,26 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
   };
 
   if (http) {
-    const handle = await http.startHttp(makeServer, {
-      host: plan.host,
-      port: plan.port,
-      token: config.httpToken,
-      logger,
-      version: VERSION,
-    });
+    let handle: Awaited<ReturnType<typeof http.startHttp>>;
+    try {
+      handle = await http.startHttp(makeServer, {
+        host: plan.host,
+        port: plan.port,
+        token: config.httpToken,
+        logger,
+        version: VERSION,
+      });
+    } catch (error) {
+      await shutdown();
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EADDRINUSE") {
+        return fail(`--port: ${plan.port} is already in use; choose another port (0 picks a free one)`);
+      }
+      if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EACCES") {
+        return fail(`--host/--port: cannot listen on ${plan.host}:${plan.port} (${code})`);
+      }
+      throw error;
+    }
     process.stderr.write(
       `maintenance-mcp ${VERSION} listening on ${handle.url}${plan.sandbox ? " (sandbox)" : ""}\n`,
     );

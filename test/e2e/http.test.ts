@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
-import { cleanEnv, startBin } from "./bin.js";
+import { cleanEnv, runBin, startBin } from "./bin.js";
 
 let sb: SandboxHandle;
 beforeAll(async () => {
@@ -55,6 +55,24 @@ describe("maintenance-mcp --http", () => {
       const client = await clientFor(url, { authorization: `Bearer ${token}` });
       expect((await client.listTools()).tools).toHaveLength(5);
       await client.close();
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  });
+
+  it("exits 2 with a clear message when the port is taken", async () => {
+    const { child, match } = await startBin(
+      ["--http", "--port", "0"],
+      cleanEnv(sb.env()),
+      /listening on (http:\S+)/,
+    );
+    try {
+      const port = new URL(match[1]!).port;
+      const run = await runBin(["--http", "--port", port], cleanEnv(sb.env()));
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`--port: ${port} is already in use`));
+      expect(run.stdout).toBe("");
     } finally {
       child.kill("SIGTERM");
       await once(child, "exit");
