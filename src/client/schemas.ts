@@ -62,9 +62,11 @@ const idLoose = z
   .optional()
   .transform((v) => v ?? null);
 /** An array, with null/absent as empty (api-spec §4.5). */
+// nullable() wraps rather than unions, so a bad element is reported at its own path (dags.0.dag_id).
 const list = <T extends z.ZodType>(item: T) =>
   z
-    .union([z.array(item), z.null()])
+    .array(item)
+    .nullable()
     .optional()
     .transform((v) => v ?? []);
 

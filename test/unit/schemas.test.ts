@@ -4,6 +4,7 @@ import {
   DagListSchema,
   parseOne,
   parsePage,
+  parseWith,
   WarehouseGroup1Schema,
   WarehouseMovementSchema,
 } from "../../src/client/schemas.js";
@@ -127,5 +128,20 @@ describe("lenient schemas", () => {
     expect(error).toMatchObject({ code: "BAD_RESPONSE", request: { method: "GET", path: "/api/wo_budget" } });
     expect((error as ApiError).message).toContain("data.0.folio");
     expect((error as ApiError).details).toMatchObject({ issues: [{ path: "data.0.folio" }] });
+  });
+
+  it("names the failing element of a list, not just the list", () => {
+    const body = {
+      id_company: "1",
+      total: 2,
+      dags: [{ dag_id: "a", description: "x", last_run: null }, { dag_id: {} }],
+    };
+    let error: unknown;
+    try {
+      parseWith(DagListSchema, body);
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ApiError).message).toContain("dags.1.dag_id");
   });
 });
