@@ -8,9 +8,8 @@ import Hawk from "hawk";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
-import { ApiError } from "../../src/errors/api-error.js";
 import { envelope, type FakeUpstream, type Recorded, sendJson, startFake } from "./fake-upstream.js";
-import { captureLogger, FAST, HAWK_ID, HAWK_KEY, makeConfig } from "./helpers.js";
+import { captureLogger, FAST, HAWK_ID, HAWK_KEY, makeConfig, rejection } from "./helpers.js";
 
 // @types/hawk's server Credentials wants `user`; hawk itself only reads key and algorithm.
 const credentials = { id: HAWK_ID, user: HAWK_ID, key: HAWK_KEY, algorithm: "sha256" as const };
@@ -65,16 +64,6 @@ async function setup(now?: () => number) {
     ...(now ? { now } : {}),
   });
   return { fake: f, clients, lines: log.lines };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("Hawk requests", () => {

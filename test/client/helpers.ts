@@ -2,7 +2,9 @@
  * Shared setup for client tests: a Config pointing at a fake upstream, a capturing logger,
  * and the demo credentials whose values must never appear in an error or a log line.
  */
+import { expect } from "vitest";
 import type { Config } from "../../src/config.js";
+import { ApiError } from "../../src/errors/api-error.js";
 import { createLogger, type Logger } from "../../src/logger.js";
 import { Secret } from "../../src/secret.js";
 import { type FakeUpstream, sendJson, startFake } from "./fake-upstream.js";
@@ -58,4 +60,15 @@ export async function fakeWithTokens(
     sendJson(res, 200, { access_token: `${TOKEN_PREFIX}${n}`, token_type: "Bearer", expires_in: expiresIn });
   });
   return Object.assign(fake, { tokensIssued: () => n });
+}
+
+/** The ApiError a promise rejects with (fails the test if it resolves or throws something else). */
+export async function rejection(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(ApiError);
+    return e as ApiError;
+  }
+  throw new Error("expected a rejection");
 }

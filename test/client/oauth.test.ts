@@ -6,10 +6,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
-import { ApiError } from "../../src/errors/api-error.js";
 import { formatError } from "../../src/errors/format.js";
 import { envelope, type FakeUpstream, sendJson, sendText } from "./fake-upstream.js";
-import { CLIENT_SECRET, captureLogger, FAST, fakeWithTokens, makeConfig, TOKEN_PREFIX } from "./helpers.js";
+import {
+  CLIENT_SECRET,
+  captureLogger,
+  FAST,
+  fakeWithTokens,
+  makeConfig,
+  rejection,
+  TOKEN_PREFIX,
+} from "./helpers.js";
 
 const GROUPS = "/api/warehouses_groups_1";
 const group = { id: 1, id_company: 1, description: "North", enabled: true };
@@ -32,16 +39,6 @@ async function setup(opts: { expiresIn?: number; now?: () => number } = {}) {
     ...(opts.now ? { now: opts.now } : {}),
   });
   return { fake: f, clients, lines: log.lines };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error("expected a rejection");
 }
 
 function expectNoSecrets(texts: string[]) {

@@ -6,7 +6,6 @@ import type http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
-import { ApiError } from "../../src/errors/api-error.js";
 import {
   closedPort,
   envelope,
@@ -15,7 +14,7 @@ import {
   sendJson,
   sendText,
 } from "./fake-upstream.js";
-import { captureLogger, FAST, fakeWithTokens, makeConfig } from "./helpers.js";
+import { captureLogger, FAST, fakeWithTokens, makeConfig, rejection } from "./helpers.js";
 
 const GROUPS = "/api/warehouses_groups_1";
 const ENTRY = "/api/warehouse_entries_orders/W1";
@@ -35,16 +34,6 @@ async function setup(deps: Partial<typeof FAST> = {}, config: Parameters<typeof 
   const log = captureLogger();
   clients = createClients(makeConfig(f.url, config), { logger: log.logger, ...FAST, ...deps });
   return { fake: f, clients, lines: log.lines };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error("expected a rejection");
 }
 
 type Fault = (req: Recorded, res: http.ServerResponse) => void;
