@@ -23,6 +23,8 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** How long close() waits for in-flight calls (default 10 s). */
   drainMs?: number;
+  /** Open sessions at most; a new one beyond gets 503 (default 1,000). */
+  maxSessions?: number;
 }
 
 export interface HttpHandle {
@@ -79,6 +81,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<string> {
 export async function startHttp(makeServer: () => ProtocolServer, options: HttpOptions): Promise<HttpHandle> {
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const idleMs = options.sessionIdleMs ?? 30 * 60 * 1000;
+  const maxSessions = options.maxSessions ?? 1000;
   const log = options.logger.child({ transport: "http" });
   const loopbackBind = isLoopbackHost(options.host);
   const sessions = new Map<string, { session: HttpSession; lastSeen: number }>();
@@ -149,6 +152,17 @@ export async function startHttp(makeServer: () => ProtocolServer, options: HttpO
       }
       if (closing) {
         sendJson(res, 503, rpcError(-32000, "Server is shutting down"));
+        return;
+      }
+      if (sessions.size >= maxSessions) {
+        sendJson(
+          res,
+          503,
+          rpcError(-32000, `Too many open sessions (${maxSessions}); close unused ones (DELETE /mcp)`),
+          {
+            "retry-after": "60",
+          },
+        );
         return;
       }
       if (!isInitializeRequest(body)) {
