@@ -1,9 +1,11 @@
-/** The Streamable HTTP transport in-process: session bounds and idle expiry. */
+/** The Streamable HTTP transport in-process: session bounds, idle expiry, confirmation over the stream. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { IdempotencyStore } from "../../src/idempotency.js";
 import { createLogger } from "../../src/logger.js";
+import { SEED } from "../../src/sandbox/index.js";
 import { createServer, selectTools } from "../../src/server.js";
 import { type HttpOptions, startHttp } from "../../src/transports/http.js";
 import { useSandbox } from "../helpers/sandbox.js";
@@ -11,9 +13,9 @@ import { useSandbox } from "../helpers/sandbox.js";
 const fx = useSandbox();
 const quiet = createLogger({ level: "error", sink: () => {} });
 
-async function serve(options: Partial<HttpOptions>) {
+async function serve(options: Partial<HttpOptions>, confirmWrites = false) {
   const clients = fx.clients();
-  const { tools } = selectTools({ readOnly: true, hubAvailable: true });
+  const { tools } = selectTools({ readOnly: false, hubAvailable: true });
   const deps = {
     clients,
     logger: quiet,
@@ -21,7 +23,7 @@ async function serve(options: Partial<HttpOptions>) {
     sandbox: true,
     version: "test",
   };
-  return startHttp(() => createServer(deps, { tools, confirmWrites: false }), {
+  return startHttp(() => createServer(deps, { tools, confirmWrites }), {
     host: "127.0.0.1",
     port: 0,
     token: undefined,
@@ -31,8 +33,17 @@ async function serve(options: Partial<HttpOptions>) {
   });
 }
 
-async function connect(url: string) {
-  const client = new Client({ name: "http-test", version: "1" });
+async function connect(url: string, elicit?: (message: string) => boolean) {
+  const client = new Client(
+    { name: "http-test", version: "1" },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+      action: "accept",
+      content: { confirm: elicit(request.params.message) },
+    }));
+  }
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   return { client, transport };
@@ -76,6 +87,35 @@ describe("Streamable HTTP sessions", () => {
         sessions: number;
       };
       expect(health.sessions).toBe(0);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("asks for confirmation over the HTTP stream and writes only what the user approved", async () => {
+    const http = await serve({}, true);
+    const asked: string[] = [];
+    try {
+      const { client } = await connect(http.url, (message) => {
+        asked.push(message);
+        return message.includes("HTTP-YES");
+      });
+      const entry = (document: string) => ({
+        warehouse_code: SEED.warehouses.main,
+        movement_type: "purchase",
+        document,
+        code_user: SEED.users.withAccount,
+        items: [{ code: SEED.itemCodes.sparePart, qty: 1, unit_cost: 5 }],
+      });
+      const yes = await client.callTool({ name: "create_warehouse_entry", arguments: entry("HTTP-YES") });
+      const no = await client.callTool({ name: "create_warehouse_entry", arguments: entry("HTTP-NO") });
+      await client.close();
+      expect(asked).toHaveLength(2);
+      expect(yes.isError).toBeFalsy();
+      expect(no.isError).toBe(true);
+      const documents = fx.sb.state.movements.map((m) => m.movement.document);
+      expect(documents).toContain("HTTP-YES");
+      expect(documents).not.toContain("HTTP-NO");
     } finally {
       await http.close();
     }
