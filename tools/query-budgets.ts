@@ -100,6 +100,11 @@ export default defineTool({
     const lines = out.budgets.map((b) =>
       out.view === "compact" ? budgetLine(b as unknown as CompactBudget) : JSON.stringify(b),
     );
-    return [head, ...lines, pagingHint(out)].filter((l) => l !== "").join("\n");
+    // An empty page is usually the default 30-day period: say how to widen it.
+    const empty =
+      out.total === 0
+        ? "No budget matches. The period defaults to the last 30 days of work-order creation: widen since/until, or change type_date or status."
+        : "";
+    return [head, ...lines, empty, pagingHint(out)].filter((l) => l !== "").join("\n");
   },
 });

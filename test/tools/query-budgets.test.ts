@@ -131,6 +131,14 @@ describe("query_budgets", () => {
     expect(out.next_start).toBe(150);
   });
 
+  it("tells the agent how to widen a query that matches nothing", async () => {
+    const result = await call({ since: "2020-01-01", until: "2020-01-31" });
+    expect(result.structuredContent).toMatchObject({ total: 0, returned: 0, budgets: [] });
+    expect(textOf(result).split("\n")[1]).toMatch(
+      /^No budget matches\. The period defaults to the last 30 days/,
+    );
+  });
+
   it("converts ISO dates to the API form (offsets encoded) and accepts a period", async () => {
     const result = await call({
       since: "2026-05-01T00:00:00+02:00",
