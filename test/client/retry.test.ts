@@ -209,7 +209,8 @@ describe("time budget and cancellation", () => {
     const started = performance.now();
     controller.abort();
     const e = await pending;
-    expect(performance.now() - started).toBeLessThan(200);
+    // Against a 10 s wait: any bound far below it proves the abort; wide enough for a loaded CI machine.
+    expect(performance.now() - started).toBeLessThan(1_000);
     expect(e).toMatchObject({ code: "CANCELLED", retryable: true });
   });
 
@@ -224,7 +225,7 @@ describe("time budget and cancellation", () => {
     const started = performance.now();
     controller.abort();
     const e = await pending;
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(1_000);
     expect(e).toMatchObject({ code: "CANCELLED", retryable: false, details: { outcome: "unknown" } });
   });
 
