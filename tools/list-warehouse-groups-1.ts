@@ -50,6 +50,9 @@ export default defineTool({
     [
       `${out.returned} of ${out.total} classification(s) from start=${out.start}:`,
       ...out.groups.map((g) => `${g.id} ${g.description}${g.enabled ? "" : " (disabled)"}`),
+      out.total === 0
+        ? "No classification matches; disabled ones are listed only with only_enabled=false."
+        : "",
       pagingHint(out),
     ]
       .filter((l) => l !== "")

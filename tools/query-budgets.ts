@@ -75,12 +75,21 @@ export default defineTool({
   outputSchema: QueryBudgetsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async handler(input, ctx) {
+    // api-spec §4.4: the API ignores wo_folio when id is sent; refuse rather than drop it silently.
+    if (input.id !== undefined && input.wo_folio !== undefined) {
+      throw new UserInputError(
+        "send id or wo_folio, not both: id (the budget folio) already selects one budget",
+        {
+          fields: ["id", "wo_folio"],
+        },
+      );
+    }
     const period = toApiPeriod(input.since, input.until);
     const status = typeof input.status === "string" ? STATUS_CODES[input.status] : input.status;
     const base = {
       id: input.id,
       status,
-      wo_folio: input.id === undefined ? input.wo_folio : undefined,
+      wo_folio: input.wo_folio,
       since: period.since,
       until: period.until,
       type_date: input.type_date,

@@ -38,7 +38,9 @@ describe("list_warehouse_groups_1 (over Hawk)", () => {
     expect((await call({ id: SEED.warehouseGroups1.firstMainId })).out.groups).toHaveLength(1);
     const { out, result } = await call({ id: 987654321 });
     expect(out).toMatchObject({ total: 0, returned: 0, groups: [], next_start: null });
-    expect(textOf(result)).toBe("[sandbox] 0 of 0 classification(s) from start=0:");
+    expect(textOf(result)).toBe(
+      "[sandbox] 0 of 0 classification(s) from start=0:\nNo classification matches; disabled ones are listed only with only_enabled=false.",
+    );
   });
 
   it("sees only the caller's company", async () => {

@@ -154,6 +154,7 @@ describe("query_budgets", () => {
     [{ limit: 500 }, /limit/],
     [{ status: "open" }, /status/],
     [{ view: "tiny" }, /view/],
+    [{ id: "105", wo_folio: "4001" }, /send id or wo_folio, not both/],
   ])("rejects %j before calling upstream", async (args, message) => {
     const before = gets();
     const result = await call(args);
