@@ -145,6 +145,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
     throw error;
   }
   switch (plan.command) {
+    // IMPORTANT: stdout is free for --help and --version only: no MCP transport runs for them.
     case "help":
       process.stdout.write(`${USAGE}\n`);
       return 0;
