@@ -102,17 +102,8 @@ export async function within<T>(ms: number, promise: Promise<T>, what = "call"):
   }
 }
 
-/** Deterministic PRNG (mulberry32), so soak runs are reproducible from their seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (the sandbox's mulberry32), so soak runs are reproducible from their seed. */
+export { prng } from "../../src/sandbox/seed.js";
 
 /** A new-purchase entry that the sandbox accepts (WH-MAIN, HR-001, SP-1003). */
 export function purchaseArgs(document: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
