@@ -178,7 +178,8 @@ export function createPipeline(deps: PipelineDeps) {
       logger.error("sandbox state could not be saved", { error: err });
       return errorItem(
         500,
-        `The sandbox could not save its state file (${(err as Error).message}): this change is in memory only`,
+        `The sandbox could not save its state file (${(err as Error).message}): changes since are in memory ` +
+          "only and every request fails until the sandbox is restarted",
       );
     }
   }

@@ -2,15 +2,17 @@
  * The state file behind `--state FILE`: a snapshot (`FILE`), a journal of the writes since
  * (`FILE.journal`) and a lock (`FILE.lock`) while a sandbox runs.
  *
- * - Start: take the lock, read the snapshot, replay the journal on top, validate the result
- *   deeply (nothing is written when it is unusable), then compact if the journal held anything.
+ * - Start: take the lock, read the snapshot, replay the journal on top (a torn last line, from a
+ *   crash mid-append, is cut), validate the result deeply; nothing is written when it is unusable.
  * - Each write: its operations are appended to the journal and fsync'd before the answer goes out
  *   (`durable()`), so an answered write survives `kill -9`; the cost follows the size of the change.
- * - Compaction (at start after a crash, at close, and when the journal outgrows
- *   max(64 MiB, the snapshot)): the snapshot is rewritten atomically (temp + fsync + rename) under
- *   the next generation number, then a new journal of that generation replaces the old one. A
- *   journal whose generation is not the snapshot's is stale (a crash mid-compaction) and ignored.
- * - Close: a last compaction removes the journal, so a stopped sandbox leaves one file, FILE.
+ * - Compaction, when the journal outgrows max(64 MiB, the snapshot): the snapshot is rewritten
+ *   atomically (temp + fsync + rename) under the next generation number, then a new journal of that
+ *   generation replaces the old one. A journal whose generation is not the snapshot's is stale (a
+ *   crash mid-compaction) and ignored. The rewrite costs the whole state, at most once per that
+ *   much journal, so the cost per write stays proportional to the write.
+ * - Close: when snapshot + journal fit in 64 MiB, the journal is folded in and removed (a stopped
+ *   sandbox leaves one file); a larger state keeps its journal rather than being rewritten at each stop.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -21,6 +23,7 @@ import {
   readFileSync,
   renameSync,
   statSync,
+  truncateSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -115,10 +118,12 @@ function writeAtomic(path: string, data: string): void {
 interface Loaded {
   state: SandboxState;
   generation: number;
+  /** No snapshot yet: the state comes from the seed. */
+  fresh: boolean;
   /** Journal lines applied on top of the snapshot. */
   replayed: number;
-  /** Something to fold into a new snapshot: replayed lines, a stale or torn journal. */
-  dirty: boolean;
+  /** The journal to keep appending to (its complete lines), or undefined when there is none to keep. */
+  journal?: { bytes: number; opsBytes: number };
   notes: string[];
 }
 
@@ -155,7 +160,6 @@ function replay(file: string, loaded: Loaded): void {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw fsError(jpath, "read it", err);
   }
-  loaded.dirty = true;
   const lines = text.split("\n");
   const complete = text.endsWith("\n") ? lines.slice(0, -1) : lines;
   if (!text.endsWith("\n") && text !== "") loaded.notes.push(`dropped a torn last line of ${jpath}`);
@@ -180,6 +184,8 @@ function replay(file: string, loaded: Loaded): void {
     }
     loaded.replayed += 1;
   }
+  const bytes = Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1));
+  loaded.journal = { bytes, opsBytes: bytes - Buffer.byteLength(`${complete[0]}\n`) };
 }
 
 function safeParse(line: string): unknown {
@@ -199,9 +205,9 @@ function load(file: string, seed: () => SandboxState): Loaded {
       );
     }
     // A JSON round trip makes the seed plain, unaliased data, exactly as it will be read back.
-    return { state: JSON.parse(JSON.stringify(seed())), generation: 0, replayed: 0, dirty: true, notes: [] };
+    return { state: JSON.parse(JSON.stringify(seed())), generation: 0, fresh: true, replayed: 0, notes: [] };
   }
-  const loaded: Loaded = { ...readSnapshot(file), replayed: 0, dirty: false, notes: [] };
+  const loaded: Loaded = { ...readSnapshot(file), fresh: false, replayed: 0, notes: [] };
   const shapeFirst = stateProblems(loaded.state, STATE_VERSION);
   if (shapeFirst.length > 0) throw corrupt(file, shapeFirst.join("; "));
   replay(file, loaded);
@@ -305,15 +311,22 @@ async function startStore(
     return new JournalWriter(next.fh, onFlushed);
   };
 
-  const first = await prepare();
   let writer: JournalWriter;
-  try {
-    if (loaded.dirty) writeSnapshot();
-    else snapshotBytes = statSync(file).size;
-    writer = install(first);
-  } catch (err) {
-    await discard(first);
-    throw err;
+  if (loaded.fresh) writeSnapshot();
+  else snapshotBytes = statSync(file).size;
+  if (loaded.journal) {
+    // Keep appending to the replayed journal; a torn tail is cut first so the next line starts clean.
+    truncateSync(jpath, loaded.journal.bytes);
+    writer = new JournalWriter(await open(jpath, "a", 0o600), onFlushed);
+    writer.bytes = loaded.journal.opsBytes;
+  } else {
+    const first = await prepare();
+    try {
+      writer = install(first);
+    } catch (err) {
+      await discard(first);
+      throw err;
+    }
   }
   const state = trackMutations(raw, (op) => {
     if (!closed) writer.record(op);
@@ -336,6 +349,7 @@ async function startStore(
   };
 
   let compacting: Promise<void> | undefined;
+  if (writer.bytes > Math.max(compactMinBytes, snapshotBytes)) await compact();
   return {
     state,
     async durable() {
@@ -357,9 +371,16 @@ async function startStore(
         // the final snapshot below holds everything that is in memory
       }
       try {
-        writeSnapshot();
-        writer.retire();
-        unlinkSync(jpath);
+        if (writer.bytes === 0) {
+          unlinkSync(jpath); // nothing since the snapshot
+        } else if (snapshotBytes + writer.bytes <= compactMinBytes || writer.error) {
+          writeSnapshot();
+          writer.retire();
+          unlinkSync(jpath);
+        } else {
+          // A large state is not rewritten at every stop: the journal stays and is replayed next start.
+          logger.info("sandbox state journal kept beside the state file", { file, bytes: writer.bytes });
+        }
       } catch (err) {
         logger.error("sandbox state could not be saved at close; the journal was kept", { file, error: err });
       } finally {

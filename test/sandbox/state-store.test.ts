@@ -13,13 +13,14 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { open } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.js";
 import { type SandboxHandle, type SandboxState, startSandbox } from "../../src/sandbox/index.js";
 import { createSeedState } from "../../src/sandbox/seed-state.js";
-import { applyOps, trackMutations } from "../../src/sandbox/state-journal.js";
+import { applyOps, JournalWriter, trackMutations } from "../../src/sandbox/state-journal.js";
 import { journalPath, openStateStore } from "../../src/sandbox/state-store.js";
 import { bearer, type Envelope, token } from "./helpers.js";
 
@@ -103,6 +104,19 @@ describe("one sandbox per state file", () => {
 });
 
 describe("durability", () => {
+  it.runIf(existsSync("/dev/full"))(
+    "a journal that cannot be written fails every wait, never resolves it",
+    async () => {
+      const writer = new JournalWriter(await open("/dev/full", "a"));
+      writer.record('["s",["x"],1]');
+      await expect(writer.durable()).rejects.toThrow(/ENOSPC/);
+      writer.record('["s",["x"],2]');
+      await expect(writer.durable()).rejects.toThrow(/ENOSPC/);
+      expect(writer.error?.message).toMatch(/ENOSPC/);
+      await writer.close();
+    },
+  );
+
   it("every write answered 200 is already on disk (a copy of the files taken then holds it)", async () => {
     const file = join(dir, "durable.json");
     const sb = await startSandbox({ stateFile: file });
@@ -247,6 +261,26 @@ describe("journal replay", () => {
     }
   });
 
+  it("after a torn tail is cut, later writes append cleanly and replay", async () => {
+    const file = await withJournal("torn-append.json", (g) => `{"generation":${g}}\n${setStock(7)}\n{"op`);
+    const seed = () => createSeedState(1, Date.UTC(2025, 0, 1));
+    const store = await openStateStore(file, seed, createLogger({ level: "error" }));
+    store.state.warehouses[1]!.stock["SP-1003"] = 8;
+    await store.durable();
+    expect(readFileSync(journalPath(file), "utf8")).not.toContain('{"op\n');
+    const crash = join(dir, "torn-append-crash.json");
+    copyFileSync(file, crash);
+    copyFileSync(journalPath(file), journalPath(crash));
+    await store.close();
+    const again = await openStateStore(crash, seed, createLogger({ level: "error" }));
+    try {
+      expect(again.state.warehouses[0]!.stock["SP-1003"]).toBe(7);
+      expect(again.state.warehouses[1]!.stock["SP-1003"]).toBe(8);
+    } finally {
+      await again.close();
+    }
+  });
+
   it("a journal of another generation (a crash mid-compaction) is ignored", async () => {
     const file = await withJournal("stale-gen.json", (g) => `{"generation":${g - 1}}\n${setStock(222)}\n`);
     const sb = await startSandbox({ stateFile: file });
@@ -300,6 +334,27 @@ describe("journal replay", () => {
 });
 
 describe("compaction", () => {
+  it("a state too large to rewrite at every stop keeps its journal at close, replayed next start", async () => {
+    const file = join(dir, "keep.json");
+    const seed = () => createSeedState(1, Date.UTC(2025, 0, 1));
+    const logger = createLogger({ level: "error" });
+    const store = await openStateStore(file, seed, logger, { compactMinBytes: 1 });
+    const snapshot = readFileSync(file, "utf8");
+    store.state.counters.movementFolio += 5;
+    const expected = store.state.counters.movementFolio;
+    await store.close();
+    expect(readFileSync(file, "utf8")).toBe(snapshot);
+    expect(readFileSync(journalPath(file), "utf8").split("\n")).toHaveLength(3); // header, one line, ""
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    const again = await openStateStore(file, seed, logger);
+    try {
+      expect(again.state.counters.movementFolio).toBe(expected);
+    } finally {
+      await again.close();
+    }
+    expect(existsSync(journalPath(file))).toBe(false);
+  });
+
   it("a journal past its size bound is folded into a new snapshot while running", async () => {
     const file = join(dir, "compact.json");
     const seed = () => createSeedState(1, Date.UTC(2025, 0, 1));
