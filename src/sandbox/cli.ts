@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { createLogger } from "../logger.js";
-import { DEMO_CREDENTIALS, type SandboxHandle, startSandbox } from "./index.js";
+import { DEMO_CREDENTIALS, type SandboxHandle, StateFileError, startSandbox } from "./index.js";
 
 const USAGE = `Usage: maintenance-mcp sandbox [options]
 
@@ -14,7 +14,9 @@ Run the embedded simulator of the maintenance API (token endpoint, main API, hub
 Options:
   --host HOST     interface to bind (default 127.0.0.1)
   --port PORT     port to listen on (default 4010; 0 = any free port)
-  --state FILE    keep the data in FILE across restarts (created when missing)
+  --state FILE    keep the data in FILE across restarts (created when missing; its folder must
+                  exist). One sandbox per file: FILE.lock marks it in use, FILE.journal holds the
+                  writes while running. Every write is on disk before it is answered.
   --faults        expose the fault-injection control route POST/DELETE /__faults
   --help          show this help
 `;
@@ -110,7 +112,8 @@ export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {
     });
   } catch (e) {
     err(`maintenance-mcp sandbox: ${(e as Error).message}\n`);
-    return 1;
+    // A state file that cannot be used is a usage error (2), like a bad flag; anything else is 1.
+    return e instanceof StateFileError ? 2 : 1;
   }
   out(banner(sb));
   await (io.until ?? waitForSignal)(sb);

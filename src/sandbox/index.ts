@@ -13,11 +13,13 @@ import type { Env } from "./routes/common.js";
 import { DEMO_CREDENTIALS } from "./seed.js";
 import { createSeedState } from "./seed-state.js";
 import { createPipeline } from "./server.js";
-import { loadState, type SandboxState, saveState } from "./state.js";
+import type { SandboxState } from "./state.js";
+import { openStateStore } from "./state-store.js";
 
 export type { FaultController, FaultResponse } from "./faults.js";
 export { DEMO_CREDENTIALS, SEED } from "./seed.js";
 export type { SandboxState } from "./state.js";
+export { StateFileError } from "./state-errors.js";
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -34,7 +36,11 @@ export interface SandboxOptions {
   seed?: number;
   /** Expose the HTTP control route `/__faults` (in-process control always exists). */
   faults?: boolean;
-  /** Persist state across restarts (atomic writes). A corrupt file is a clear Error and is left untouched. */
+  /**
+   * Persist state across restarts (docs/sandbox.md "Persistence"): FILE, FILE.journal beside it while
+   * running, FILE.lock. Every write is on disk before it is answered. A missing folder, a file in use
+   * by another sandbox, or unusable content is a StateFileError (files left untouched).
+   */
   stateFile?: string;
   /** Default: a silent logger. */
   logger?: Logger;
@@ -61,35 +67,18 @@ export interface SandboxHandle {
   close(): Promise<void>;
 }
 
-const SAVE_DELAY_MS = 25;
-
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const clock = options.clock ?? { now: () => Date.now() };
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? "127.0.0.1";
   const stateFile = options.stateFile;
+  const seed = () => createSeedState(options.seed ?? 1, clock.now());
 
-  const loaded = stateFile === undefined ? undefined : loadState(stateFile);
-  const state: SandboxState = loaded ?? createSeedState(options.seed ?? 1, clock.now());
-  if (stateFile !== undefined && loaded === undefined) saveState(stateFile, state);
-
+  const store = stateFile === undefined ? undefined : await openStateStore(stateFile, seed, logger);
+  const state: SandboxState = store?.state ?? seed();
+  // The store journals every change made through `state` itself; nothing to do on `changed`.
+  const changed = () => {};
   let closed = false;
-  let saveTimer: NodeJS.Timeout | undefined;
-  const flush = () => {
-    if (saveTimer) clearTimeout(saveTimer);
-    saveTimer = undefined;
-    if (stateFile === undefined) return;
-    try {
-      saveState(stateFile, state);
-    } catch (err) {
-      logger.error("sandbox state could not be saved", { file: stateFile, error: err });
-    }
-  };
-  const changed = () => {
-    if (stateFile === undefined || saveTimer) return;
-    saveTimer = setTimeout(flush, SAVE_DELAY_MS);
-    saveTimer.unref();
-  };
 
   let auth: AuthService | undefined;
   const faults = new Faults(() => {
@@ -106,18 +95,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger,
     faultRoute: options.faults === true,
     isClosed: () => closed,
+    durable: store ? () => store.durable() : undefined,
   });
 
   const server = createServer((req, res) => {
     void handle(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    await store?.close();
+    throw err;
+  }
   const address = server.address() as AddressInfo;
   const hostInUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${hostInUrl}:${address.port}`;
@@ -155,7 +150,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await done;
-      flush();
+      await store?.close();
       logger.info("sandbox closed", { url });
     },
   };

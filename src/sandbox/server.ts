@@ -27,6 +27,8 @@ export interface PipelineDeps {
   /** Expose `/__faults` over HTTP. */
   faultRoute: boolean;
   isClosed: () => boolean;
+  /** With a state file: resolves when every change so far is on disk (awaited before each answer). */
+  durable?: () => Promise<void>;
 }
 
 function mainRouter(env: Env): Router<Principal> {
@@ -163,6 +165,25 @@ export function createPipeline(deps: PipelineDeps) {
     return error ? json(400, { error }) : json(200, { ok: true });
   }
 
+  /**
+   * IMPORTANT: nothing is answered before the changes made so far are on disk, so a 200 survives
+   * `kill -9`. When they cannot be saved the answer is a 500 saying so, never a 200.
+   */
+  async function persisted(reply: Reply): Promise<Reply> {
+    if (!deps.durable) return reply;
+    try {
+      await deps.durable();
+      return reply;
+    } catch (err) {
+      logger.error("sandbox state could not be saved", { error: err });
+      return errorItem(
+        500,
+        `The sandbox could not save its state file (${(err as Error).message}): changes since are in memory ` +
+          "only and every request fails until the sandbox is restarted",
+      );
+    }
+  }
+
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
     const method = (req.method ?? "GET").toUpperCase();
@@ -175,7 +196,7 @@ export function createPipeline(deps: PipelineDeps) {
     try {
       if (deps.faultRoute && url.pathname === "/__faults") {
         const { text } = await readBody(req);
-        return write(res, control(method, text));
+        return write(res, await persisted(control(method, text)));
       }
       const decision = faults.decide(method, url.pathname);
       const body = await readBody(req);
@@ -187,7 +208,7 @@ export function createPipeline(deps: PipelineDeps) {
         return write(res, errorItem(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
       }
       const { reply, principal } = await dispatch(req, method, url, body.text);
-      write(res, reply, principal);
+      write(res, await persisted(reply), principal);
       logger.debug("sandbox request", {
         method,
         path: url.pathname,

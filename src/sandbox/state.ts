@@ -1,10 +1,8 @@
 /**
- * The sandbox's data model and its persistence. Everything the simulator knows lives in one
- * JSON-serialisable `SandboxState`, so it can be inspected by tests and saved to `--state FILE`.
- * Writes are atomic (temp file + rename); a corrupt file is reported, never overwritten.
+ * The sandbox's data model. Everything the simulator knows lives in one JSON-serialisable
+ * `SandboxState`, so it can be inspected by tests and saved to `--state FILE` (state-store.ts:
+ * snapshot + journal + lock; state-schema.ts: the deep validation of a loaded file).
  */
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 
 export const STATE_VERSION = 1;
 
@@ -270,76 +268,4 @@ export interface SandboxState {
   warehouseGroups1: WarehouseGroup1[];
   dags: Dag[];
   counters: { taskResource: number; movement: number; movementFolio: number };
-}
-
-const REQUIRED_ARRAYS = [
-  "companies",
-  "oauthClients",
-  "hawkClients",
-  "taxes",
-  "currencies",
-  "items",
-  "warehouses",
-  "hourlyRates",
-  "serviceTypes",
-  "taskPlans",
-  "tasks",
-  "taskResources",
-  "humanResources",
-  "thirdParties",
-  "costCenters",
-  "sources",
-  "movements",
-  "budgets",
-  "warehouseGroups1",
-  "dags",
-] as const;
-
-/** Load a state file; undefined when it does not exist. Throws a clear Error when it is unusable. */
-export function loadState(file: string): SandboxState | undefined {
-  if (!existsSync(file)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new Error(
-      `Sandbox state file ${file} is corrupt (not valid JSON: ${(err as Error).message}). ` +
-        "It was left untouched: fix or delete it to start from fresh seed data.",
-    );
-  }
-  const problem = shapeProblem(parsed);
-  if (problem !== undefined) {
-    throw new Error(
-      `Sandbox state file ${file} is corrupt (${problem}). ` +
-        "It was left untouched: fix or delete it to start from fresh seed data.",
-    );
-  }
-  return parsed as SandboxState;
-}
-
-function shapeProblem(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return "not a JSON object";
-  const v = value as Record<string, unknown>;
-  if (v.version !== STATE_VERSION) return `unsupported version ${JSON.stringify(v.version)}`;
-  for (const key of REQUIRED_ARRAYS) if (!Array.isArray(v[key])) return `"${key}" is not an array`;
-  if (v.tokens === null || typeof v.tokens !== "object") return '"tokens" is not an object';
-  const c = v.counters as Record<string, unknown> | undefined;
-  if (!c || typeof c.taskResource !== "number" || typeof c.movement !== "number") return "bad counters";
-  return undefined;
-}
-
-/** Write the state atomically: a temp file beside the target, then rename over it. */
-export function saveState(file: string, state: SandboxState): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    writeFileSync(tmp, JSON.stringify(state), { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // the temp file may not exist; nothing to clean up
-    }
-    throw err;
-  }
 }

@@ -1,6 +1,7 @@
 /**
- * Persistence (`stateFile`: round trip across restarts, atomic writes, corrupt file is a clear
- * error and is left untouched) and the `maintenance-mcp sandbox` command.
+ * Persistence (`stateFile`: round trip across restarts, one file left at rest, corrupt file is a
+ * clear error and is left untouched) and the `maintenance-mcp sandbox` command. The journal, the
+ * lock and deep validation have their own files: state-store.test.ts, state-durability.test.ts.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +36,8 @@ describe("stateFile", () => {
     expect(first.status).toBe(200);
     const stock = a.state.warehouses[0]!.stock["SP-1003"];
     await a.close();
-    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    // At rest a stopped sandbox leaves one file: no journal, lock or temp file beside it.
+    expect(readdirSync(dir).filter((f) => f.startsWith("round.json"))).toEqual(["round.json"]);
 
     const b = await startSandbox({ stateFile: file });
     try {
@@ -67,10 +69,11 @@ describe("stateFile", () => {
     expect(readFileSync(file, "utf8")).toBe("{ this is not json");
     writeFileSync(file, JSON.stringify({ version: 1, companies: "nope" }));
     await expect(startSandbox({ stateFile: file })).rejects.toThrow(
-      /corrupt \("companies" is not an array\)/,
+      /corrupt \(\$\.seed: missing \(expected number\); \$\.companies: Invalid input: expected array, received string;/,
     );
     writeFileSync(file, JSON.stringify({ version: 99 }));
     await expect(startSandbox({ stateFile: file })).rejects.toThrow(/unsupported version 99/);
+    expect(readdirSync(dir).filter((f) => f.startsWith("corrupt.json"))).toEqual(["corrupt.json"]);
   });
 
   it("the same seed gives the same data; another seed changes the generated part only", async () => {
@@ -160,11 +163,65 @@ describe("maintenance-mcp sandbox", () => {
     expect(help).toContain("--state FILE");
   });
 
-  it("a corrupt state file → exit code 1 with the reason on stderr", async () => {
+  it("a corrupt state file → exit code 2 with the reason on stderr", async () => {
     const file = join(dir, "cli-corrupt.json");
     writeFileSync(file, "nope");
     let err = "";
-    expect(await runSandboxCommand(["--port", "0", "--state", file], { stderr: (t) => (err += t) })).toBe(1);
+    expect(await runSandboxCommand(["--port", "0", "--state", file], { stderr: (t) => (err += t) })).toBe(2);
     expect(err).toMatch(/corrupt/);
+  });
+
+  it('"warehouses":[null] → exit code 2 naming the JSON path; the file is left untouched', async () => {
+    const seeded = join(dir, "cli-seeded.json");
+    const sb = await startSandbox({ stateFile: seeded });
+    await sb.close();
+    const state = JSON.parse(readFileSync(seeded, "utf8")) as Record<string, unknown>;
+    const file = join(dir, "cli-null.json");
+    const text = JSON.stringify({ ...state, warehouses: [null] });
+    writeFileSync(file, text);
+    let err = "";
+    const code = await runSandboxCommand(["--port", "0", "--state", file], {
+      stderr: (t) => (err += t),
+      stdout: () => {},
+    });
+    expect(code).toBe(2);
+    expect(err).toContain(
+      `Sandbox state file ${file} is corrupt ($.warehouses[0]: Invalid input: expected object`,
+    );
+    expect(err).toContain("left untouched");
+    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(readdirSync(dir).filter((f) => f.startsWith("cli-null.json"))).toEqual(["cli-null.json"]);
+  });
+
+  it("--state in a missing folder → exit code 2 naming the folder and the fix", async () => {
+    const missing = join(dir, "no", "such");
+    let err = "";
+    const code = await runSandboxCommand(["--port", "0", "--state", join(missing, "state.json")], {
+      stderr: (t) => (err += t),
+      stdout: () => {},
+    });
+    expect(code).toBe(2);
+    expect(err).toContain(`the folder ${missing} does not exist`);
+    expect(err).toContain(`mkdir -p "${missing}"`);
+    expect(err).not.toMatch(/ENOENT|\.tmp/);
+  });
+
+  it("a state file in use by another sandbox → exit code 2 naming the file and the holder's pid", async () => {
+    const file = join(dir, "cli-locked.json");
+    const holder = await startSandbox({ stateFile: file });
+    try {
+      let err = "";
+      const code = await runSandboxCommand(["--port", "0", "--state", file], {
+        stderr: (t) => (err += t),
+        stdout: () => {},
+      });
+      expect(code).toBe(2);
+      expect(err).toContain(
+        `Sandbox state file ${file} is in use by another sandbox (process ${process.pid},`,
+      );
+      expect(err).toContain("use another --state file");
+    } finally {
+      await holder.close();
+    }
   });
 });

@@ -12,7 +12,7 @@ export interface Env {
   state: () => SandboxState;
   /** Server time in epoch ms (injectable clock + fault skew). */
   now: () => number;
-  /** Called after a write so the state file is saved. */
+  /** Called after a write. A hint only: with a state file, the store journals every change made through `state()`. */
   changed: () => void;
 }
 
