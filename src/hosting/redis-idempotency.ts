@@ -173,8 +173,8 @@ export class RedisIdempotencyStore implements IdempotencyBackend {
     try {
       existing = await this.#eval(CLAIM, id, [`${claim} ${JSON.stringify(record)}`, String(this.#ttlMs)]);
     } catch (error) {
-      // A claim that timed out may still have been applied: free it if Redis answers now.
-      void this.release(scope, key, claim);
+      // A claim that timed out on a live connection may still have been applied: free it (best effort).
+      if (this.#client.isReady) void this.release(scope, key, claim);
       throw unreachable(error);
     }
     if (existing === null || existing === undefined) return { kind: "new", claim };
