@@ -1,0 +1,286 @@
+/**
+ * MCP_TENANTS_FILE (interface.md §7): one JSON file mapping the SHA-256 of each HTTP bearer token to a
+ * tenant and its upstream settings. Each tenant's `upstream` is validated by `loadConfig`, so the rules
+ * of the MMS_* variables live in one place. Every problem of every tenant is collected into one ConfigError.
+ * IMPORTANT: secrets are references ({env} or {file}) resolved here; no message ever contains a value.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { type Config, type Env, loadConfig } from "../config.js";
+import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
+
+export interface Tenant {
+  /** Safe to log, to put in a trace and in a Redis key: letters, digits, `.`, `_`, `-`. */
+  readonly name: string;
+  /** The upstream configuration, exactly as `loadConfig` builds it from MMS_* variables. */
+  readonly config: Config;
+  /** `read_only: true` offers this tenant only the readers. */
+  readonly readOnly: boolean;
+  /** SHA-256 of the bearer token (32 bytes); compared with `resolveTenant` only. */
+  readonly tokenSha256: Buffer;
+}
+
+/** Reads a file as UTF-8 text; injectable for tests. */
+export type ReadFile = (path: string) => string;
+
+const SECRET_NAMES = ["MMS_CLIENT_SECRET", "MMS_HAWK_KEY"] as const;
+const PLAIN_NAMES = [
+  "MMS_BASE_URL",
+  "MMS_AUTH_URL",
+  "MMS_HUB_URL",
+  "MMS_CLIENT_ID",
+  "MMS_HAWK_ID",
+  "MMS_HAWK_APP",
+  "MMS_HAWK_DLG",
+  "MMS_HAWK_PAYLOAD_HASH",
+  "MMS_AUTH",
+  "MMS_TIMEOUT_MS",
+  "MMS_MAX_RETRIES",
+] as const;
+
+const secretRef = z.union(
+  [
+    z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/) }),
+    z.strictObject({ file: z.string().min(1) }),
+  ],
+  {
+    error:
+      'expected a reference { "env": "VARIABLE" } or { "file": "/path/to/file" }; a secret is never written inline',
+  },
+);
+const plainValue = z
+  .union([z.string(), z.number(), z.boolean()], { error: "expected a string, number or boolean" })
+  .transform(String);
+
+const upstreamSchema = z.strictObject(
+  {
+    ...Object.fromEntries(SECRET_NAMES.map((n) => [n, secretRef.optional()])),
+    ...Object.fromEntries(PLAIN_NAMES.map((n) => [n, plainValue.optional()])),
+  } as Record<(typeof SECRET_NAMES)[number], z.ZodOptional<typeof secretRef>> &
+    Record<(typeof PLAIN_NAMES)[number], z.ZodOptional<typeof plainValue>>,
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown setting ${issue.keys.join(", ")}: expected the MMS_* names of interface.md §2 (${[...PLAIN_NAMES, ...SECRET_NAMES].join(", ")})`
+        : "expected an object of MMS_* settings",
+  },
+);
+
+const tenantSchema = z.strictObject(
+  {
+    name: z.string({ error: "expected a string" }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+      error: "expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+    }),
+    token_sha256: z.string({ error: "expected a string" }).regex(/^[0-9a-f]{64}$/, {
+      error:
+        'expected 64 lowercase hex digits: the SHA-256 of the bearer token, e.g. `printf %s "$TOKEN" | sha256sum`',
+    }),
+    upstream: upstreamSchema,
+    read_only: z.boolean({ error: "expected true or false" }).default(false),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown field ${issue.keys.join(", ")}: expected name, token_sha256, upstream, read_only`
+        : "expected an object { name, token_sha256, upstream, read_only }",
+  },
+);
+
+const fileSchema = z.strictObject(
+  {
+    tenants: z
+      .array(z.unknown(), { error: "expected an array of tenants" })
+      .min(1, "expected at least one tenant"),
+  },
+  { error: 'expected an object { "tenants": [ ... ] }' },
+);
+
+/** Where a problem is: `MCP_TENANTS_FILE tenants[1] "plant-north" upstream.MMS_CLIENT_SECRET`. */
+function where(index: number, name: string | undefined, field: string): string {
+  const who = name === undefined ? `tenants[${index}]` : `tenants[${index}] "${name}"`;
+  return `MCP_TENANTS_FILE ${who} ${field}`;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; expected: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    // IMPORTANT: V8's message quotes the text around the fault, which may be an inline secret.
+    const message = String((error as Error).message);
+    const pos = /position (\d+)/.exec(message)?.[1];
+    if (pos === undefined)
+      return {
+        ok: false,
+        expected: /end of JSON/.test(message)
+          ? "valid JSON (the text ends early)"
+          : "valid JSON (an unquoted value or a stray character)",
+      };
+    const before = text.slice(0, Number(pos)).split("\n");
+    return {
+      ok: false,
+      expected: `valid JSON (syntax error at line ${before.length}, column ${before.at(-1)!.length + 1})`,
+    };
+  }
+}
+
+function resolveSecret(
+  ref: { env: string } | { file: string },
+  env: Env,
+  baseDir: string,
+  readFile: ReadFile,
+): { value: string } | { expected: string } {
+  if ("env" in ref) {
+    const value = env[ref.env];
+    return value === undefined || value.trim() === ""
+      ? { expected: `environment variable ${ref.env} is not set or empty` }
+      : { value };
+  }
+  const path = isAbsolute(ref.file) ? ref.file : resolve(baseDir, ref.file);
+  let value: string;
+  try {
+    value = readFile(path);
+  } catch (error) {
+    return { expected: `cannot read file ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  // A file written by `echo` ends with a newline that is not part of the secret.
+  value = value.replace(/\r?\n$/, "");
+  return value === "" ? { expected: `file ${path} is empty` } : { value };
+}
+
+function loadTenant(
+  raw: unknown,
+  index: number,
+  env: Env,
+  baseDir: string,
+  readFile: ReadFile,
+  problems: ConfigProblem[],
+): Tenant | undefined {
+  const rawName = (raw as { name?: unknown } | null)?.name;
+  const label = typeof rawName === "string" && rawName.length <= 64 ? rawName : undefined;
+  const parsed = tenantSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      problems.push({
+        variable: where(index, label, issue.path.join(".") || "(tenant)"),
+        expected: issue.message,
+      });
+    return undefined;
+  }
+  const t = parsed.data;
+  const upstreamEnv: Env = {};
+  let ok = true;
+  for (const [key, value] of Object.entries(t.upstream)) {
+    if (value === undefined) continue;
+    if (typeof value === "string") {
+      upstreamEnv[key] = value;
+      continue;
+    }
+    const secret = resolveSecret(value, env, baseDir, readFile);
+    if ("value" in secret) upstreamEnv[key] = secret.value;
+    else {
+      ok = false;
+      problems.push({ variable: where(index, t.name, `upstream.${key}`), expected: secret.expected });
+    }
+  }
+  if (!ok) return undefined;
+  try {
+    const config = loadConfig(upstreamEnv);
+    return { name: t.name, config, readOnly: t.read_only, tokenSha256: Buffer.from(t.token_sha256, "hex") };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const p of error.problems)
+      problems.push({ variable: where(index, t.name, `upstream.${p.variable}`), expected: p.expected });
+    return undefined;
+  }
+}
+
+function duplicates(tenants: Tenant[], problems: ConfigProblem[]): void {
+  const byName = new Map<string, number>();
+  const byToken = new Map<string, string>();
+  tenants.forEach((t, i) => {
+    const firstName = byName.get(t.name);
+    if (firstName === undefined) byName.set(t.name, i);
+    else
+      problems.push({
+        variable: where(i, t.name, "name"),
+        expected: `a unique name: tenants[${firstName}] has the same name`,
+      });
+    const hex = t.tokenSha256.toString("hex");
+    const firstToken = byToken.get(hex);
+    if (firstToken === undefined) byToken.set(hex, t.name);
+    else
+      problems.push({
+        variable: where(i, t.name, "token_sha256"),
+        expected: `a unique token: tenant "${firstToken}" has the same token_sha256; give each tenant its own token`,
+      });
+  });
+}
+
+/**
+ * Read, parse and validate the tenants file at `path`. Secret references resolve against `env`
+ * (`{env}`) and the file system (`{file}`, relative to the tenants file). Throws one ConfigError
+ * listing every problem, each naming the tenant and field, never a secret.
+ */
+export function loadTenants(
+  path: string,
+  env: Env,
+  readFile: ReadFile = (p) => readFileSync(p, "utf8"),
+): Tenant[] {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    throw new ConfigError([
+      {
+        variable: "MCP_TENANTS_FILE",
+        expected: `a readable JSON file; cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      },
+    ]);
+  }
+  const json = parseJson(text);
+  if (!json.ok) throw new ConfigError([{ variable: "MCP_TENANTS_FILE", expected: json.expected }]);
+  const file = fileSchema.safeParse(json.value);
+  if (!file.success)
+    throw new ConfigError(
+      file.error.issues.map((i) => ({
+        variable: `MCP_TENANTS_FILE ${i.path.join(".")}`.trim(),
+        expected: i.message,
+      })),
+    );
+
+  const problems: ConfigProblem[] = [];
+  const baseDir = dirname(resolve(path));
+  const tenants = file.data.tenants.flatMap((raw, i) => {
+    const t = loadTenant(raw, i, env, baseDir, readFile, problems);
+    return t === undefined ? [] : [t];
+  });
+  duplicates(tenants, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return tenants;
+}
+
+/**
+ * The tenant whose token_sha256 is the SHA-256 of `bearerToken`, or undefined (→ HTTP 401).
+ * IMPORTANT: compares in constant time against every tenant, with no early exit, so the time taken
+ * does not tell which tenant (or whether any) came close.
+ */
+export function resolveTenant(
+  tenants: readonly Tenant[],
+  bearerToken: string | undefined,
+): Tenant | undefined {
+  if (bearerToken === undefined || bearerToken === "") return undefined;
+  const presented = createHash("sha256").update(bearerToken, "utf8").digest();
+  let found: Tenant | undefined;
+  for (const tenant of tenants) {
+    const same = timingSafeEqual(presented, tenant.tokenSha256);
+    found = same && found === undefined ? tenant : found;
+  }
+  return found;
+}
+
+/** Lowercase hex SHA-256 of a token: the value to put in `token_sha256`. */
+export function tokenSha256(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}

@@ -1,0 +1,143 @@
+/**
+ * A real, throwaway redis-server per test file: a free loopback port, persistence off, started and
+ * stopped with bounded waits (killed on teardown if it does not stop).
+ * redis-server comes from Debian (`apt-get install -y --no-install-recommends redis-server`);
+ * `.ci/run` installs it. Missing in CI → the tests fail with that command; missing locally (CI unset)
+ * → they are skipped with the same hint.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe } from "vitest";
+
+const INSTALL_HINT =
+  "redis-server is not installed: run `apt-get update && apt-get install -y --no-install-recommends redis-server` (.ci/run does this in CI)";
+
+/** Whether `redis-server` can be run here. */
+export const redisInstalled: boolean =
+  spawnSync("redis-server", ["--version"], { stdio: "ignore" }).error === undefined;
+
+/**
+ * `describe` for suites that need Redis. In CI (or with redis-server present) it runs them: a missing
+ * redis-server then fails in `startRedis` with the install command. Locally without it, it skips them.
+ */
+export const describeRedis: typeof describe =
+  redisInstalled || process.env.CI ? describe : (describe.skip as typeof describe);
+if (!redisInstalled && !process.env.CI) process.stderr.write(`[skipped: Redis tests] ${INSTALL_HINT}\n`);
+
+export interface RedisServer {
+  readonly port: number;
+  readonly url: string;
+  /** Stop the server (SIGTERM, then SIGKILL after 3 s). Idempotent. */
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function pingOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once("error", () => done(false));
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString("latin1");
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+  });
+}
+
+function exited(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+async function startOnce(): Promise<RedisServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "redis-test-"));
+  const child = spawn(
+    "redis-server",
+    ["--save", "", "--appendonly", "no", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    stderr += c.toString("utf8");
+  });
+  const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      if (!(await exited(child, 3000))) {
+        child.kill("SIGKILL");
+        await exited(child, 3000);
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const failed = await Promise.race([spawnError, exited(child, 100).then(() => undefined)]);
+    if (failed instanceof Error) {
+      await stop();
+      throw new Error((failed as NodeJS.ErrnoException).code === "ENOENT" ? INSTALL_HINT : failed.message);
+    }
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`redis-server exited with code ${child.exitCode} on port ${port}: ${stderr.trim()}`);
+    }
+    if (await pingOnce(port)) return { port, url: `redis://127.0.0.1:${port}`, stop };
+  }
+  await stop();
+  throw new Error(`redis-server did not answer PING on port ${port} within 10 s`);
+}
+
+/** Start a redis-server on a free loopback port; retries once if the port was taken meanwhile. */
+export async function startRedis(): Promise<RedisServer> {
+  if (!redisInstalled) throw new Error(INSTALL_HINT);
+  try {
+    return await startOnce();
+  } catch (error) {
+    if (!/exited with code/.test(String(error))) throw error;
+    return await startOnce();
+  }
+}
+
+/** One redis-server for the enclosing test file, started before all tests and stopped after. */
+export function useRedis(): { readonly server: RedisServer } {
+  let server: RedisServer | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error("redis-server not started yet");
+      return server;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/** A loopback OTLP/HTTP receiver (JSON protocol): keeps every POST /v1/traces body and its spans. */
+import { createServer, type IncomingHttpHeaders } from "node:http";
+
+export interface ReceivedSpan {
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes: Record<string, unknown>;
+  events: { name: string; attributes: Record<string, unknown> }[];
+  status: { code?: number; message?: string };
+  resource: Record<string, unknown>;
+}
+
+interface OtlpKeyValue {
+  key: string;
+  value: Record<string, unknown>;
+}
+
+function attrs(list: OtlpKeyValue[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { key, value } of list ?? []) {
+    const v = Object.values(value)[0];
+    out[key] = value.intValue !== undefined ? Number(value.intValue) : v;
+  }
+  return out;
+}
+
+export async function startOtlpReceiver() {
+  const bodies: string[] = [];
+  const headers: IncomingHttpHeaders[] = [];
+  const spans: ReceivedSpan[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (req.method !== "POST" || req.url !== "/v1/traces") {
+        res.writeHead(404).end();
+        return;
+      }
+      const text = Buffer.concat(chunks).toString("utf8");
+      bodies.push(text);
+      headers.push(req.headers);
+      if (req.headers["content-type"] === "application/x-protobuf") {
+        // Accepted, not decoded: the JSON protocol is what the assertions read.
+        res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+        return;
+      }
+      if (req.headers["content-type"] !== "application/json") {
+        res.writeHead(415).end();
+        return;
+      }
+      const doc = JSON.parse(text) as {
+        resourceSpans: {
+          resource?: { attributes?: OtlpKeyValue[] };
+          scopeSpans: {
+            spans: (Omit<ReceivedSpan, "attributes" | "events" | "resource"> & {
+              attributes?: OtlpKeyValue[];
+              events?: { name: string; attributes?: OtlpKeyValue[] }[];
+            })[];
+          }[];
+        }[];
+      };
+      for (const rs of doc.resourceSpans)
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans)
+            spans.push({
+              ...s,
+              attributes: attrs(s.attributes),
+              events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attrs(e.attributes) })),
+              resource: attrs(rs.resource?.attributes),
+            });
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    bodies,
+    headers,
+    spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
