@@ -1,9 +1,11 @@
 /**
- * argv → what to run (interface.md §1). Pure: returns a plan or throws ConfigError naming the
- * flag; `src/index.ts` prints it and exits 2.
+ * argv (and the flag variables MMS_SANDBOX, MMS_READ_ONLY, MMS_CONFIRM_WRITES) → what to run
+ * (interface.md §1). Pure: returns a plan or throws ConfigError naming the flag; `src/index.ts`
+ * prints it and exits 2. A flag on the command line wins over its variable.
  */
 import { parseArgs } from "node:util";
-import { ConfigError } from "./errors/api-error.js";
+import { ConfigError, type ConfigProblem } from "./errors/api-error.js";
+import { closest } from "./suggest.js";
 
 export type CliPlan =
   | { command: "help" }
@@ -36,6 +38,8 @@ Options:
   --read-only          register only tools that do not write upstream
   --tools <a,b>        register only these tools
   --confirm-writes     ask the user (MCP elicitation) before every write
+                       (--sandbox, --read-only, --confirm-writes also read MMS_SANDBOX,
+                       MMS_READ_ONLY, MMS_CONFIRM_WRITES = true/false, for MCP Bundles)
   -h, --help           show this help
   -v, --version        print the version
 
@@ -43,8 +47,29 @@ Environment: MMS_BASE_URL, MMS_AUTH_URL, MMS_HUB_URL, MMS_CLIENT_ID, MMS_CLIENT_
 MMS_HAWK_ID, MMS_HAWK_KEY, MMS_HAWK_APP, MMS_HAWK_DLG, MMS_HAWK_PAYLOAD_HASH, MMS_AUTH,
 MMS_TIMEOUT_MS, MMS_MAX_RETRIES, MCP_HTTP_TOKEN, LOG_LEVEL (see README).`;
 
-export function parseCli(argv: string[]): CliPlan {
+const OPTIONS = {
+  http: { type: "boolean" },
+  host: { type: "string" },
+  port: { type: "string" },
+  sandbox: { type: "boolean" },
+  "read-only": { type: "boolean" },
+  tools: { type: "string" },
+  "confirm-writes": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+/** The boolean flags a variable can also set (an MCP Bundle passes user settings as variables). */
+export const FLAG_VARIABLES = {
+  sandbox: "MMS_SANDBOX",
+  "read-only": "MMS_READ_ONLY",
+  "confirm-writes": "MMS_CONFIRM_WRITES",
+} as const;
+
+export function parseCli(argv: string[], env: Record<string, string | undefined> = {}): CliPlan {
   if (argv[0] === "sandbox") return { command: "sandbox", argv: argv.slice(1) };
+  const unknown = unknownFlagProblem(argv);
+  if (unknown) throw new ConfigError([unknown]);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -55,7 +80,19 @@ export function parseCli(argv: string[]): CliPlan {
   if (values.help) return { command: "help" };
   if (values.version) return { command: "version" };
 
-  const problems: { variable: string; expected: string }[] = [];
+  const problems: ConfigProblem[] = [];
+  const flag = (name: keyof typeof FLAG_VARIABLES): boolean => {
+    if (values[name]) return true;
+    const variable = FLAG_VARIABLES[name];
+    const raw = env[variable]?.trim().toLowerCase() ?? "";
+    if (["", "false", "0", "no"].includes(raw)) return false;
+    if (["true", "1", "yes"].includes(raw)) return true;
+    problems.push({ variable, expected: `true or false (the variable form of --${name})` });
+    return false;
+  };
+  const sandbox = flag("sandbox");
+  const readOnly = flag("read-only");
+  const confirmWrites = flag("confirm-writes");
   if (positionals.length > 0) {
     problems.push({ variable: "arguments", expected: `unexpected "${positionals.join(" ")}"; see --help` });
   }
@@ -87,28 +124,37 @@ export function parseCli(argv: string[]): CliPlan {
     http: values.http ?? false,
     host: values.host ?? "127.0.0.1",
     port,
-    sandbox: values.sandbox ?? false,
-    readOnly: values["read-only"] ?? false,
+    sandbox,
+    readOnly,
     tools,
-    confirmWrites: values["confirm-writes"] ?? false,
+    confirmWrites,
   };
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
+  return parseArgs({ args: argv, strict: true, allowPositionals: true, options: OPTIONS });
+}
+
+/**
+ * The first unknown flag, with the closest known one. node:util's own message advises `--`
+ * (for positionals starting with "-"), which is never what a user of this CLI needs.
+ */
+function unknownFlagProblem(argv: string[]): ConfigProblem | undefined {
+  const { tokens } = parseArgs({
     args: argv,
-    strict: true,
+    strict: false,
     allowPositionals: true,
-    options: {
-      http: { type: "boolean" },
-      host: { type: "string" },
-      port: { type: "string" },
-      sandbox: { type: "boolean" },
-      "read-only": { type: "boolean" },
-      tools: { type: "string" },
-      "confirm-writes": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-    },
+    tokens: true,
+    options: OPTIONS,
   });
+  const known = Object.keys(OPTIONS).map((name) => `--${name}`);
+  for (const token of tokens) {
+    if (token.kind !== "option" || token.name in OPTIONS) continue;
+    const guess = closest(token.rawName, known);
+    return {
+      variable: token.rawName,
+      expected: `unknown flag${guess ? `; did you mean ${guess}?` : ""} (see --help)`,
+    };
+  }
+  return undefined;
 }

@@ -8,6 +8,30 @@ import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "./errors/api-error.js";
 import { LOG_LEVELS, type LogLevel } from "./logger.js";
 import { Secret } from "./secret.js";
+import { closest } from "./suggest.js";
+
+/** Every MMS_* variable the server reads (the flag variables are read by src/cli.ts). */
+export const KNOWN_VARIABLES = [
+  "MMS_BASE_URL",
+  "MMS_AUTH_URL",
+  "MMS_HUB_URL",
+  "MMS_CLIENT_ID",
+  "MMS_CLIENT_SECRET",
+  "MMS_HAWK_ID",
+  "MMS_HAWK_KEY",
+  "MMS_HAWK_APP",
+  "MMS_HAWK_DLG",
+  "MMS_HAWK_PAYLOAD_HASH",
+  "MMS_AUTH",
+  "MMS_TIMEOUT_MS",
+  "MMS_MAX_RETRIES",
+  "MMS_SANDBOX",
+  "MMS_READ_ONLY",
+  "MMS_CONFIRM_WRITES",
+] as const;
+
+/** `${user_config.x}` left as is: some MCP hosts keep the placeholder of an optional setting left empty. */
+const PLACEHOLDER = /^\$\{[^}]*\}$/;
 
 export type AuthScheme = "oauth" | "hawk";
 
@@ -68,7 +92,39 @@ const bool = z
 
 function read(env: Env, name: string): string | undefined {
   const v = env[name]?.trim();
-  return v === undefined || v === "" ? undefined : v;
+  return v === undefined || v === "" || PLACEHOLDER.test(v) ? undefined : v;
+}
+
+/**
+ * Warnings about the environment that do not stop the server (printed at start): a misspelt
+ * MMS_* name, which would otherwise be ignored silently, and unsubstituted placeholders.
+ */
+export function configWarnings(env: Env): string[] {
+  const warnings: string[] = [];
+  const known: readonly string[] = KNOWN_VARIABLES;
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith("MMS_")) continue;
+    if (!known.includes(name)) {
+      const guess = closest(name, KNOWN_VARIABLES);
+      warnings.push(
+        `${name} is not a variable this server reads and is ignored${guess ? `; did you mean ${guess}?` : ""} (see README, "Configuration")`,
+      );
+    } else if (PLACEHOLDER.test(env[name]?.trim() ?? "")) {
+      warnings.push(`${name} holds an unsubstituted placeholder and is treated as not set`);
+    }
+  }
+  return warnings;
+}
+
+/** A URL that includes the path the server appends itself, e.g. MMS_AUTH_URL ending in /oauth/token. */
+function suffixProblem(name: string, url: string | undefined, suffix: RegExp, what: string): ConfigProblem[] {
+  if (url === undefined || !suffix.test(url)) return [];
+  return [
+    {
+      variable: name,
+      expected: `should be the origin, without ${what}; the server appends that path: use ${url.replace(suffix, "")}`,
+    },
+  ];
 }
 
 /**
@@ -96,6 +152,10 @@ export function loadConfig(env: Env): Config {
   }
   const authUrl = parse<string | undefined>("MMS_AUTH_URL", httpUrl, undefined);
   const hubUrlRaw = parse<string | undefined>("MMS_HUB_URL", httpUrl, undefined);
+  problems.push(
+    ...suffixProblem("MMS_AUTH_URL", authUrl, /\/oauth(\/token)?$/i, "/oauth/token"),
+    ...suffixProblem("MMS_HUB_URL", hubUrlRaw, /\/hub(\/api(\/v1(\/dags)?)?)?$/i, "/hub/api/v1/dags"),
+  );
 
   const clientId = read(env, "MMS_CLIENT_ID");
   const clientSecret = read(env, "MMS_CLIENT_SECRET");

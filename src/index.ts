@@ -4,9 +4,11 @@
  * that prints usage or configuration errors and picks exit codes (2: bad usage or
  * configuration). Heavy modules (HTTP client, sandbox, HTTP transport) load on demand.
  */
+// IMPORTANT: first import: exits with one clear line on an unsupported Node.js before anything else loads.
+import "./check-node.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
 import { createLazyClients } from "./client/lazy.js";
-import { type Config, type Env, loadConfig } from "./config.js";
+import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
 import { scrubText } from "./errors/redact.js";
 import { IdempotencyStore } from "./idempotency.js";
@@ -35,6 +37,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     ? (env.LOG_LEVEL as LogLevel)
     : "info";
   const logger = createLogger({ level });
+  for (const warning of configWarnings(env)) logger.warn(warning);
 
   let sandbox: { close(): Promise<void> } | undefined;
   let effectiveEnv = env;
@@ -139,7 +142,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
 export async function main(argv: string[], env: Env): Promise<number> {
   let plan: CliPlan;
   try {
-    plan = parseCli(argv);
+    plan = parseCli(argv, env);
   } catch (error) {
     if (error instanceof ConfigError) return fail(error.message);
     throw error;

@@ -189,7 +189,7 @@ export class OAuthStrategy implements AuthStrategy {
       return new ApiError({
         status: answer.status,
         code: ERROR_CODES.AUTH,
-        message: `no token endpoint at {MMS_AUTH_URL}/oauth/token (HTTP ${answer.status}): check MMS_AUTH_URL`,
+        message: `no token endpoint at ${this.#tokenUrl} (HTTP ${answer.status}): check MMS_AUTH_URL`,
         retryable: false,
         details: { endpoint: "token" },
         request,

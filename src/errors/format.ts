@@ -38,11 +38,31 @@ function outcomeUnknown(details: unknown): boolean {
   return (details as { outcome?: unknown } | undefined)?.outcome === "unknown";
 }
 
+/** The request went to the ETL hub (`{hub_url}/hub/api/v1/dags`). */
+const isHubPath = (path: string) => /\/hub\/api\/v\d+\//.test(`${path}/`);
+
+/**
+ * Where a 404 points at the configuration rather than the identifiers: the main API lives
+ * under `/api` in deployments of this API family, so a path without that segment means
+ * MMS_BASE_URL probably lacks it; a 404 from the hub means MMS_HUB_URL is wrong.
+ */
+function urlHint(error: ApiError): string | undefined {
+  const path = error.request?.path.split("?")[0];
+  if (path === undefined) return undefined;
+  if (isHubPath(path))
+    return "check MMS_HUB_URL (default MMS_AUTH_URL): the DAG list is {MMS_HUB_URL}/hub/api/v1/dags";
+  if (!/(^|\/)api(\/|$)/.test(path))
+    return "MMS_BASE_URL usually ends in /api: check it, then the identifiers";
+  return undefined;
+}
+
 function hint(error: ApiError): string | undefined {
   if (outcomeUnknown(error.details))
     return "the write may have been applied: check upstream before repeating it (use an idempotency key)";
   switch (error.code) {
     case "AUTH":
+      // The token endpoint's own message may already name the variable to fix (a wrong MMS_AUTH_URL).
+      if (/check MMS_/.test(error.message)) return undefined;
       return "check MMS_CLIENT_ID/MMS_CLIENT_SECRET (OAuth) or MMS_HAWK_ID/MMS_HAWK_KEY (Hawk)";
     case "FORBIDDEN":
       return "the credential lacks the permission, or the company lacks the advanced-APIs add-on: ask an administrator; retrying will not help";
@@ -58,7 +78,7 @@ function hint(error: ApiError): string | undefined {
     case "SECURITY":
       return "the response failed Hawk verification and its data was discarded: check MMS_HAWK_KEY and the network path";
     case "NOT_FOUND":
-      return "check the identifiers (list or query them first)";
+      return urlHint(error) ?? "check the identifiers (list or query them first)";
     case "VALIDATION":
       return "fix the listed inputs and send again";
     case "UPSTREAM":
@@ -66,7 +86,7 @@ function hint(error: ApiError): string | undefined {
     case "BAD_RESPONSE":
       return error.retryable
         ? "a proxy or gateway answered: retry later"
-        : "check MMS_BASE_URL / MMS_HUB_URL (a proxy or wrong URL answered)";
+        : (urlHint(error) ?? "check MMS_BASE_URL / MMS_HUB_URL (a proxy or wrong URL answered)");
     default:
       return undefined;
   }
@@ -83,7 +103,9 @@ const isIndexedList = (v: unknown): v is IndexedError[] =>
 export function formatError(error: unknown): FormattedError {
   if (error instanceof ApiError) {
     const status = error.status === undefined ? "" : `${error.status} `;
-    const h = hint(error);
+    // A message that already ends in the advice (e.g. "(check the configured URL)") gets no second copy.
+    const advice = hint(error);
+    const h = advice !== undefined && !error.message.includes(advice) ? advice : undefined;
     const text = `${HEADLINE[error.code] ?? "Upstream error"} (${status}${error.code}): ${error.message}${h ? ` (hint: ${h})` : ""}`;
     // The line already carries the message: details hold only what it does not.
     const { status: httpStatus, code, retryable, details, request } = error;

@@ -1,4 +1,4 @@
-/** Spawning the built binary (dist/, built by `npm ci` through `prepare` and by `pretest`). */
+/** Spawning the built binary (dist/, built by `npm ci` through the `dependencies` script and by `pretest`). */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 

@@ -82,7 +82,7 @@ describe("maintenance-mcp over stdio", () => {
   it.each([
     [["--tools", "nope"], /unknown tool "nope"/],
     [["--read-only", "--tools", "create_warehouse_entry"], /cannot be enabled with --read-only/],
-    [["--bogus"], /Unknown option '--bogus'/],
+    [["--readonly"], /--readonly: unknown flag; did you mean --read-only\?/],
     [["--port", "1"], /--port: only applies with --http/],
   ])("exits 2 for bad usage %j", async (args, message) => {
     const run = await runBin(["--sandbox", ...args], cleanEnv());

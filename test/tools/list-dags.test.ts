@@ -1,5 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { ListDagsOutput } from "../../tools/list-dags.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClients } from "../../src/client/index.js";
+import { loadConfig } from "../../src/config.js";
+import { IdempotencyStore } from "../../src/idempotency.js";
+import { createLogger } from "../../src/logger.js";
+import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
+import type { ToolContext } from "../../src/tool.js";
+import listDags, { ListDagsOutput } from "../../tools/list-dags.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { firstLine } from "../helpers/results.js";
 import { useSandbox } from "../helpers/sandbox.js";
@@ -24,7 +30,14 @@ describe("list_dags", () => {
     expect(
       out.dags.every((d) => /^[0-9a-f-]{36}$/.test(d.dag_id) && /^\d{4}-\d{2}-\d{2}$/.test(d.last_run ?? "")),
     ).toBe(true);
-    expect(textOf(result).split("\n")[0]).toBe(`[sandbox] ${out.total} DAG(s) for company 1:`);
+    expect(out.returned).toBe(out.dags.length);
+    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    for (const d of out.dags) {
+      expect(d.age_days).toBe(Math.round((today - Date.parse(d.last_run!)) / 86_400_000));
+    }
+    expect(textOf(result).split("\n")[0]).toBe(
+      `[sandbox] Company 1 has ${out.total} DAG(s); ${out.returned} returned:`,
+    );
   });
 
   it("explains a missing hub permission (403 OAUTH2_ETL_ACCESS_DENIED)", async () => {
@@ -47,5 +60,76 @@ describe("list_dags", () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+describe("list_dags on a fixed date", () => {
+  // The sandbox dates its DAG runs from its own clock; the tool measures ages from ctx.now().
+  const NOW = Date.parse("2026-03-10T08:00:00Z");
+  let sb: SandboxHandle;
+  let clients: ReturnType<typeof createClients>;
+  beforeAll(async () => {
+    sb = await startSandbox({ port: 0, clock: { now: () => NOW } });
+    clients = createClients(loadConfig(sb.env()), {
+      logger: createLogger({ level: "error", sink: () => {} }),
+    });
+  });
+  afterAll(async () => {
+    await clients.close();
+    await sb.close();
+  });
+
+  it("states total and returned, and how many UTC days ago each DAG ran", async () => {
+    const ctx: ToolContext = {
+      api: clients.api,
+      hub: clients.hub!,
+      log: createLogger({ level: "error", sink: () => {} }),
+      signal: new AbortController().signal,
+      progress: async () => {},
+      confirmWrite: async () => {},
+      idempotency: new IdempotencyStore(),
+      now: () => new Date(NOW),
+    };
+    const out = ListDagsOutput.parse(await listDags.handler({}, ctx));
+    expect(out).toMatchInlineSnapshot(`
+      {
+        "dags": [
+          {
+            "age_days": 6,
+            "dag_id": "f5d5d136-ddb9-44b2-aab3-d380fedc6c5a",
+            "description": "Nightly ERP purchase-order sync",
+            "last_run": "2026-03-04",
+          },
+          {
+            "age_days": 1,
+            "dag_id": "166e3e6a-aa79-4a21-824a-01064d419a43",
+            "description": "Work-order costs export to data warehouse",
+            "last_run": "2026-03-09",
+          },
+          {
+            "age_days": 7,
+            "dag_id": "a4bb2a2a-1800-41f0-b7b8-f5beeb8ca8eb",
+            "description": "IoT sensor readings import",
+            "last_run": "2026-03-03",
+          },
+          {
+            "age_days": 8,
+            "dag_id": "d726151b-0d8a-467c-84d1-bf6f59327e82",
+            "description": "Weekly spare-parts stock reconciliation",
+            "last_run": "2026-03-02",
+          },
+        ],
+        "id_company": "1",
+        "returned": 4,
+        "total": 4,
+      }
+    `);
+    expect(listDags.toText(out)).toMatchInlineSnapshot(`
+      "Company 1 has 4 DAG(s); 4 returned:
+      - f5d5d136-ddb9-44b2-aab3-d380fedc6c5a Nightly ERP purchase-order sync (last run 2026-03-04, ran 6 days ago)
+      - 166e3e6a-aa79-4a21-824a-01064d419a43 Work-order costs export to data warehouse (last run 2026-03-09, ran yesterday)
+      - a4bb2a2a-1800-41f0-b7b8-f5beeb8ca8eb IoT sensor readings import (last run 2026-03-03, ran 7 days ago)
+      - d726151b-0d8a-467c-84d1-bf6f59327e82 Weekly spare-parts stock reconciliation (last run 2026-03-02, ran 8 days ago)"
+    `);
   });
 });

@@ -47,20 +47,56 @@ describe("parseCli", () => {
   });
 
   it.each([
-    [["--nope"], "arguments"],
+    [["--nope"], "--nope"],
     [["--port", "80"], "--port"],
     [["--http", "--port", "http"], "--port"],
     [["--http", "--port", "70000"], "--port"],
     [["--tools", ","], "--tools"],
     [["serve"], "arguments"],
   ])("%j is a usage error naming %s", (argv, variable) => {
-    try {
-      parseCli(argv);
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(ConfigError);
-      expect((e as ConfigError).problems[0]?.variable).toBe(variable);
-    }
+    expect(() => parseCli(argv)).toThrow(ConfigError);
+    expect(() => parseCli(argv)).toThrow(`Configuration problem: ${variable}: `);
+  });
+
+  it.each([
+    [
+      ["--readonly"],
+      "Configuration problem: --readonly: unknown flag; did you mean --read-only? (see --help)",
+    ],
+    [
+      ["--http", "--prot", "1"],
+      "Configuration problem: --prot: unknown flag; did you mean --port? (see --help)",
+    ],
+    [
+      ["--confirm-write"],
+      "Configuration problem: --confirm-write: unknown flag; did you mean --confirm-writes? (see --help)",
+    ],
+    [
+      ["--sandbx", "--http"],
+      "Configuration problem: --sandbx: unknown flag; did you mean --sandbox? (see --help)",
+    ],
+    [["--colour"], "Configuration problem: --colour: unknown flag (see --help)"],
+    [["-x"], "Configuration problem: -x: unknown flag (see --help)"],
+  ])("an unknown flag %j suggests the closest known one, never `--`", (argv, message) => {
+    expect(() => parseCli(argv)).toThrow(message);
+    expect(() => parseCli(argv)).not.toThrow(/positional|'--'/);
+  });
+
+  it("reads --sandbox, --read-only and --confirm-writes from MMS_* variables (MCP Bundle settings)", () => {
+    expect(
+      parseCli([], { MMS_SANDBOX: "true", MMS_READ_ONLY: "1", MMS_CONFIRM_WRITES: "false" }),
+    ).toMatchObject({
+      sandbox: true,
+      readOnly: true,
+      confirmWrites: false,
+    });
+    expect(parseCli(["--confirm-writes"], { MMS_CONFIRM_WRITES: "false", MMS_SANDBOX: "" })).toMatchObject({
+      sandbox: false,
+      confirmWrites: true,
+    });
+    expect(() => parseCli([], { MMS_READ_ONLY: "maybe" })).toThrow(
+      "Configuration problem: MMS_READ_ONLY: true or false (the variable form of --read-only)",
+    );
   });
 
   it("knows the package version", () => {

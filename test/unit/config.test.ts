@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { configWarnings, KNOWN_VARIABLES, loadConfig } from "../../src/config.js";
 import { ConfigError } from "../../src/errors/api-error.js";
 
 const oauthEnv = {
@@ -75,12 +76,56 @@ describe("loadConfig", () => {
     expect(JSON.stringify(c)).not.toContain(secret);
     expect(JSON.stringify(c)).not.toContain("http-token-value");
     expect(String(c.oauth?.clientSecret)).toBe("[redacted]");
-    try {
-      loadConfig({ ...oauthEnv, MMS_CLIENT_SECRET: secret, MCP_HTTP_TOKEN: "short-secret" });
-      expect.unreachable();
-    } catch (e) {
-      expect((e as Error).message).toContain("MCP_HTTP_TOKEN");
-      expect((e as Error).message).not.toContain("short-secret");
-    }
+    const load = () => loadConfig({ ...oauthEnv, MMS_CLIENT_SECRET: secret, MCP_HTTP_TOKEN: "short-secret" });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/MCP_HTTP_TOKEN/);
+    expect(load).not.toThrow(/short-secret/);
+  });
+
+  it("refuses an MMS_AUTH_URL or MMS_HUB_URL that includes the path the server appends", () => {
+    expect(() => loadConfig({ ...oauthEnv, MMS_AUTH_URL: "https://auth.example.com/oauth/token/" })).toThrow(
+      "Configuration problem: MMS_AUTH_URL: should be the origin, without /oauth/token; the server appends that path: use https://auth.example.com",
+    );
+    expect(() => loadConfig({ ...oauthEnv, MMS_HUB_URL: "https://hub.example.com/hub/api/v1/dags" })).toThrow(
+      "Configuration problem: MMS_HUB_URL: should be the origin, without /hub/api/v1/dags; the server appends that path: use https://hub.example.com",
+    );
+    expect(loadConfig({ ...oauthEnv, MMS_AUTH_URL: "https://example.com/oauth-server" }).oauth?.authUrl).toBe(
+      "https://example.com/oauth-server",
+    );
+  });
+
+  it("treats an unsubstituted user_config placeholder (MCP Bundle) as not set, with a warning", () => {
+    const env = { ...oauthEnv, MMS_HUB_URL: ["$", "{user_config.hub_url}"].join("") };
+    expect(loadConfig(env).hubUrl).toBe("https://auth.example.com");
+    expect(configWarnings(env)).toEqual([
+      "MMS_HUB_URL holds an unsubstituted placeholder and is treated as not set",
+    ]);
+  });
+});
+
+describe("configWarnings", () => {
+  it("names the closest known variable for a misspelt MMS_* name", () => {
+    expect(
+      configWarnings({
+        ...oauthEnv,
+        MMS_CLIENT_SCRET: "x",
+        MMS_READONLY: "true",
+        MMS_COLOUR: "1",
+        PATH: "/bin",
+      }),
+    ).toEqual([
+      'MMS_CLIENT_SCRET is not a variable this server reads and is ignored; did you mean MMS_CLIENT_SECRET? (see README, "Configuration")',
+      'MMS_COLOUR is not a variable this server reads and is ignored (see README, "Configuration")',
+      'MMS_READONLY is not a variable this server reads and is ignored; did you mean MMS_READ_ONLY? (see README, "Configuration")',
+    ]);
+    expect(configWarnings(oauthEnv)).toEqual([]);
+  });
+
+  it("knows exactly the MMS_* variables the README's Configuration table documents", () => {
+    const rows = readFileSync("README.md", "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith("| `MMS_"));
+    const documented = new Set(rows.flatMap((row) => row.split("|")[1]!.match(/MMS_[A-Z_]+[A-Z]/g) ?? []));
+    expect([...KNOWN_VARIABLES].sort()).toEqual([...documented].sort());
   });
 });

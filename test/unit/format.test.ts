@@ -39,6 +39,53 @@ describe("formatError", () => {
     expect(text).not.toContain("\n");
   });
 
+  it("gives a hint once, even when the message already carries it", () => {
+    const { text } = formatError(
+      new ApiError({
+        code: "NETWORK",
+        message: "DNS lookup failed for nohost.invalid (check the configured URL)",
+      }),
+    );
+    expect(text).toMatchInlineSnapshot(
+      `"Upstream unreachable (NETWORK): DNS lookup failed for nohost.invalid (check the configured URL)"`,
+    );
+  });
+
+  it("points a 404 at the URL variable when the path shows it is wrong, else at the identifiers", () => {
+    const notFound = (path: string) =>
+      formatError(
+        new ApiError({
+          status: 404,
+          code: "NOT_FOUND",
+          message: "the record does not exist",
+          request: { method: "GET", path },
+        }),
+      ).text;
+    expect(notFound("/wo_budget?limit=25")).toMatchInlineSnapshot(
+      `"Not found upstream (404 NOT_FOUND): the record does not exist (hint: MMS_BASE_URL usually ends in /api: check it, then the identifiers)"`,
+    );
+    expect(notFound("/hub/api/v1/dags")).toMatchInlineSnapshot(
+      `"Not found upstream (404 NOT_FOUND): the record does not exist (hint: check MMS_HUB_URL (default MMS_AUTH_URL): the DAG list is {MMS_HUB_URL}/hub/api/v1/dags)"`,
+    );
+    expect(notFound("/api/warehouse_entries_orders/WH-X")).toMatchInlineSnapshot(
+      `"Not found upstream (404 NOT_FOUND): the record does not exist (hint: check the identifiers (list or query them first))"`,
+    );
+  });
+
+  it("does not blame the client credentials when the token endpoint itself is missing", () => {
+    const { text } = formatError(
+      new ApiError({
+        status: 404,
+        code: "AUTH",
+        message:
+          "no token endpoint at https://auth.example.com/oauth/oauth/token (HTTP 404): check MMS_AUTH_URL",
+      }),
+    );
+    expect(text).toMatchInlineSnapshot(
+      `"Upstream authentication failed (404 AUTH): no token endpoint at https://auth.example.com/oauth/oauth/token (HTTP 404): check MMS_AUTH_URL"`,
+    );
+  });
+
   it("tells how long to wait when rate limited", () => {
     const { text } = formatError(
       new ApiError({
