@@ -91,8 +91,9 @@ export default defineTool({
     const { value, replayed } = await ctx.idempotency.run(
       "create_warehouse_entry",
       input.idempotency_key,
-      JSON.stringify(request),
+      request,
       write,
+      (m) => `entry ${m.folio_target} (id ${m.id})`,
     );
     return { dry_run: false, movement: asRecord(value), replayed };
   },
