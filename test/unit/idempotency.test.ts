@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
+import { loadConfig } from "../../src/config.js";
 import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency.js";
 import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency-memory.js";
 
@@ -282,5 +283,18 @@ describe("bounds: never forget a live key, refuse instead (fail closed)", () => 
       .catch((x: unknown) => x as ApiError);
     expect(sent).toBe(false);
     expect(e).toMatchObject({ code: "IDEMPOTENCY", retryable: true, details: { state: "unavailable" } });
+  });
+});
+
+describe("MCP_IDEMPOTENCY_TTL_SECONDS", () => {
+  const env = { MMS_BASE_URL: "http://127.0.0.1:1/api", MMS_HAWK_ID: "id", MMS_HAWK_KEY: "key-0123456789" };
+  it("defaults to 86400 s, takes 60 s to 30 days, and names itself when invalid", () => {
+    expect(loadConfig(env).idempotencyTtlSeconds).toBe(86_400);
+    expect(loadConfig({ ...env, MCP_IDEMPOTENCY_TTL_SECONDS: "3600" }).idempotencyTtlSeconds).toBe(3_600);
+    for (const bad of ["59", "2592001", "1h", "-5"]) {
+      expect(() => loadConfig({ ...env, MCP_IDEMPOTENCY_TTL_SECONDS: bad }), bad).toThrow(
+        /MCP_IDEMPOTENCY_TTL_SECONDS/,
+      );
+    }
   });
 });
