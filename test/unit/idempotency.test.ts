@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
 import { loadConfig } from "../../src/config.js";
+import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
 import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency.js";
 import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency-memory.js";
 
