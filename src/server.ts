@@ -146,7 +146,7 @@ function prepare(tool: AnyTool): Prepared {
 
 const INSTRUCTIONS = [
   "Tools for a maintenance-management (CMMS) platform: plan task resources, register warehouse stock entries, review work-order budgets, list warehouse classifications and ETL integrations.",
-  "Writes add records and never overwrite. Use dry_run and idempotency_key on create_warehouse_entry. List results state total, returned and next_start.",
+  "Writes add records and never overwrite. Both writers take dry_run and idempotency_key. List results state total, returned and next_start.",
 ].join("\n");
 
 export function createServer(deps: ServerDeps, options: ServerOptions): ProtocolServer {
