@@ -64,6 +64,8 @@ export interface Config {
   maxRetries: number;
   httpToken: Secret | undefined;
   logLevel: LogLevel;
+  /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
+  idempotencyTtlSeconds?: number | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -224,6 +226,7 @@ export function loadConfig(env: Env): Config {
   const payloadHash = parse("MMS_HAWK_PAYLOAD_HASH", bool, true);
   const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
   const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
+  const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -256,5 +259,6 @@ export function loadConfig(env: Env): Config {
     maxRetries,
     httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw),
     logLevel,
+    idempotencyTtlSeconds,
   };
 }

@@ -1,116 +1,275 @@
 /**
- * In-memory idempotency for writes: a retried call with the same key and the same request
- * returns the first outcome instead of writing twice. Shared by every session of the process.
- *
- * IMPORTANT: a key is released only after a failure that proves nothing was written (the API
- * refused the request, or the user declined); an ambiguous failure (timeout, reset, 5xx)
- * keeps the key so that a retry cannot create a second entry.
+ * Idempotent writes with Stripe's semantics: the first outcome under a key is kept for the TTL
+ * and returned to every retry; the same key with other arguments is refused; a key whose first
+ * call is still running is answered "in progress, retry later" and never causes a second write.
+ * Keys live in a namespace (one per tenant) and a scope (the tool).
+ * `IdempotencyStore.run` holds the semantics; an `IdempotencyBackend` only keeps records (the
+ * in-memory one in idempotency-memory.ts; a shared one such as Redis implements the same interface).
+ * IMPORTANT: a key is released only when the call provably wrote nothing (refused before sending,
+ * refused by the API, or never sent); any other failure is kept as "outcome unknown" so that a
+ * retry cannot create a second entry.
  */
-import { ApiError, ERROR_CODES, UserInputError } from "./errors/api-error.js";
+import { createHash } from "node:crypto";
+import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "./errors/api-error.js";
+import { scrubText } from "./errors/redact.js";
+import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./idempotency-memory.js";
+import { type Logger, silentLogger } from "./logger.js";
 
-interface Entry {
-  fingerprint: string;
-  outcome: Promise<unknown>;
+/** What is kept of a finished call: its result (ok) or its ambiguous failure, as JSON. */
+export interface StoredOutcome {
+  ok: boolean;
+  /** The result or the failure as JSON; "" when it exceeded maxResultBytes and only `summary` was kept. */
+  json: string;
+  /** One line naming what was written, kept in place of an oversized result. */
+  summary?: string | undefined;
+}
+
+export interface IdempotencyRecord {
+  /** SHA-256 (hex) of the canonical request: the only trace of the request that is kept. */
+  requestHash: string;
+  /** Undefined while the first call runs. */
+  outcome: StoredOutcome | undefined;
+  /** Wall-clock ms when the record is forgotten (TTL after the outcome). */
   expiresAt: number;
 }
 
-export interface IdempotencyOptions {
-  ttlMs?: number;
-  maxEntries?: number;
-  now?: () => number;
+export type ClaimResult =
+  /** The caller owns the key: write, then complete() or release(). */
+  | { status: "claimed" }
+  | { status: "done"; outcome: StoredOutcome; expiresAt: number }
+  | { status: "in_progress" }
+  /** The key is held for another request. */
+  | { status: "mismatch" }
+  /** A bound would be exceeded: nothing may be written under this key now. */
+  | { status: "full"; retryAt: number | undefined };
+
+export interface StoreLimits {
+  ttlMs: number;
+  maxKeys: number;
+  maxBytes: number;
+  maxResultBytes: number;
 }
 
-/** Failures after which the request certainly wrote nothing upstream. */
-const DEFINITE_FAILURES = new Set<string>([
+export interface StoreStats extends StoreLimits {
+  keys: number;
+  bytes: number;
+  inProgress: number;
+}
+
+/** Where records live. `id` already carries namespace, scope and key. */
+export interface IdempotencyBackend {
+  readonly limits: StoreLimits;
+  claim(id: string, requestHash: string): Promise<ClaimResult>;
+  complete(id: string, outcome: StoredOutcome): Promise<void>;
+  /** Forget a claimed key whose call provably wrote nothing. */
+  release(id: string): Promise<void>;
+  lookup(id: string): Promise<IdempotencyRecord | undefined>;
+  stats(): StoreStats;
+}
+
+export interface IdempotencyOptions extends MemoryBackendOptions {
+  /** Default: a MemoryIdempotencyBackend built from the other options. */
+  backend?: IdempotencyBackend;
+  /** Tenant namespace; keys of two namespaces never meet. Default "default". */
+  namespace?: string;
+  logger?: Logger;
+}
+
+/** Failures that are the API's answer refusing the request: nothing was written. */
+const REFUSED = new Set<string>([
   ERROR_CODES.VALIDATION,
   ERROR_CODES.NOT_FOUND,
   ERROR_CODES.FORBIDDEN,
   ERROR_CODES.AUTH,
   ERROR_CODES.CONFLICT,
   ERROR_CODES.RATE_LIMITED,
-  ERROR_CODES.SECURITY,
 ]);
+/** Failures without an answer; the client marks each one that may have reached the API `outcome: "unknown"`. */
+const UNANSWERED = new Set<string>([ERROR_CODES.NETWORK, ERROR_CODES.TIMEOUT, ERROR_CODES.CANCELLED]);
 
-function wroteNothing(error: unknown): boolean {
-  // Local refusals (input, confirmation) happen before anything is sent.
-  return error instanceof ApiError ? DEFINITE_FAILURES.has(error.code) : true;
+/**
+ * True when `error` proves the write was not applied. The client's contract (src/client/http.ts):
+ * a POST failure after any byte may have left carries `details.outcome: "unknown"`; a failure at
+ * the token endpoint (`details.endpoint: "token"`) happened before the write was sent.
+ */
+export function provablyNotWritten(error: unknown): boolean {
+  if (error instanceof UserInputError || error instanceof NotConfirmedError) return true;
+  if (!(error instanceof ApiError)) return false;
+  const details = (error.details ?? {}) as { outcome?: unknown; endpoint?: unknown };
+  if (details.outcome === "unknown") return false;
+  if (details.endpoint === "token") return true;
+  return REFUSED.has(error.code) || UNANSWERED.has(error.code);
 }
 
-/** The first attempt under this key failed without proof either way: say so, never write again. */
-function ambiguousReplay(key: string, error: unknown): unknown {
-  if (!(error instanceof ApiError)) return error;
-  return new ApiError({
-    status: error.status,
-    code: error.code,
-    retryable: false,
-    request: error.request,
-    details: error.details,
-    message: `the first call with idempotency_key "${key}" ended without a confirmed outcome (${error.message}); check whether the entry exists before retrying with a new key`,
-  });
+/** JSON with object keys sorted and undefined members dropped: equal requests, equal text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
+
+/** SHA-256 hex of the canonical request. */
+export function requestHash(scope: string, request: unknown): string {
+  return createHash("sha256").update(canonicalJson({ scope, request })).digest("hex");
+}
+
+const refusal = (message: string, retryable: boolean, details: Record<string, unknown>) =>
+  new ApiError({ code: ERROR_CODES.IDEMPOTENCY, message, retryable, details });
+
+const MIB = 1024 * 1024;
 
 export class IdempotencyStore {
-  readonly #entries = new Map<string, Entry>();
-  readonly #ttlMs: number;
-  readonly #maxEntries: number;
-  readonly #now: () => number;
+  readonly backend: IdempotencyBackend;
+  readonly #namespace: string;
+  readonly #logger: Logger;
+  #warnedFull = false;
 
   constructor(options: IdempotencyOptions = {}) {
-    this.#ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
-    this.#maxEntries = options.maxEntries ?? 10_000;
-    this.#now = options.now ?? Date.now;
+    this.backend = options.backend ?? new MemoryIdempotencyBackend(options);
+    this.#namespace = options.namespace ?? "default";
+    this.#logger = options.logger ?? silentLogger;
   }
 
   /**
-   * Run `write` once per (scope, key). `fingerprint` identifies the request; the same key with
-   * another fingerprint is refused. Returns the outcome and whether it is a replay.
+   * Run `write` at most once per (scope, key) within the TTL. `request` is what would be sent
+   * (hashed, never kept). `summarize` names the written record in one line, kept in place of a
+   * result too large to keep. Returns the outcome and whether it is a replay.
    */
   async run<T>(
     scope: string,
     key: string,
-    fingerprint: string,
+    request: unknown,
     write: () => Promise<T>,
+    summarize: (value: T) => string = () => "the write succeeded",
   ): Promise<{ value: T; replayed: boolean }> {
-    this.#evict();
-    const id = `${scope}\u0000${key}`;
-    const existing = this.#entries.get(id);
-    if (existing) {
-      if (existing.fingerprint !== fingerprint) {
+    const id = `${this.#namespace}\u0000${scope}\u0000${key}`;
+    const hash = requestHash(scope, request);
+    let claim: ClaimResult;
+    try {
+      claim = await this.backend.claim(id, hash);
+    } catch (error) {
+      this.#logger.error("idempotency store unavailable", { error });
+      throw refusal(
+        `the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key (no duplicate protection)`,
+        true,
+        { idempotency_key: key, state: "unavailable" },
+      );
+    }
+    switch (claim.status) {
+      case "mismatch":
         throw new UserInputError(
-          `idempotency_key "${key}" was already used for a different request; use a new key for a new entry`,
+          `idempotency_key "${key}" was already used for a different request; use a new key for a new write`,
           { idempotency_key: key },
         );
-      }
-      try {
-        return { value: (await existing.outcome) as T, replayed: true };
-      } catch (error) {
-        throw ambiguousReplay(key, error);
-      }
+      case "in_progress":
+        throw refusal(
+          `the first call with idempotency_key "${key}" is still running, so nothing was sent; retry in a few seconds with the same key to get its result`,
+          true,
+          { idempotency_key: key, state: "in_progress" },
+        );
+      case "full":
+        throw this.#full(key, claim.retryAt);
+      case "done":
+        return { value: replay<T>(key, claim.outcome), replayed: true };
+      case "claimed":
+        return { value: await this.#first(id, write, summarize), replayed: false };
     }
-    const outcome = write();
-    this.#entries.set(id, { fingerprint, outcome, expiresAt: this.#now() + this.#ttlMs });
+  }
+
+  /** Counts and bytes of the backend (docs/robustness.md). */
+  stats(): StoreStats {
+    return this.backend.stats();
+  }
+
+  async #first<T>(id: string, write: () => Promise<T>, summarize: (value: T) => string): Promise<T> {
+    let value: T;
     try {
-      return { value: await outcome, replayed: false };
+      value = await write();
     } catch (error) {
-      if (wroteNothing(error)) this.#entries.delete(id);
+      if (provablyNotWritten(error)) await this.backend.release(id);
+      else await this.backend.complete(id, { ok: false, json: failureJson(error) });
       throw error;
     }
+    const json = JSON.stringify(value) ?? "null";
+    const fits = 2 * json.length <= this.backend.limits.maxResultBytes;
+    await this.backend.complete(
+      id,
+      fits ? { ok: true, json } : { ok: true, json: "", summary: summarize(value) },
+    );
+    return value;
   }
 
-  get size(): number {
-    return this.#entries.size;
+  #full(key: string, retryAt: number | undefined): ApiError {
+    const s = this.backend.stats();
+    const holding = `${s.keys} keys, ${(s.bytes / MIB).toFixed(1)} of ${(s.maxBytes / MIB).toFixed(0)} MiB, each kept ${Math.round(s.ttlMs / 3_600_000)} h`;
+    if (!this.#warnedFull) {
+      this.#warnedFull = true;
+      this.#logger.warn("idempotency store full: keyed writes are refused until keys expire", { ...s });
+    }
+    const when =
+      retryAt === undefined ? "once calls in progress finish" : `after ${new Date(retryAt).toISOString()}`;
+    return refusal(
+      `the idempotency store is full (${holding}), so this keyed write was refused and nothing was sent; retry ${when}, or send it without idempotency_key (no duplicate protection)`,
+      false,
+      {
+        idempotency_key: key,
+        state: "full",
+        keys: s.keys,
+        maxKeys: s.maxKeys,
+        bytes: s.bytes,
+        maxBytes: s.maxBytes,
+      },
+    );
   }
+}
 
-  #evict(): void {
-    const now = this.#now();
-    for (const [id, entry] of this.#entries) {
-      if (entry.expiresAt <= now) this.#entries.delete(id);
-    }
-    // Map keeps insertion order: drop the oldest beyond the cap.
-    while (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
+/** The kept part of an ambiguous failure, scrubbed now (a token may be forgotten before the replay). */
+function failureJson(error: unknown): string {
+  if (!(error instanceof ApiError)) {
+    const name = error instanceof Error ? error.name : typeof error;
+    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name)}` });
   }
+  const kept = {
+    code: error.code,
+    status: error.status,
+    message: scrubText(error.message),
+    request: error.request,
+  };
+  const details = scrubText(JSON.stringify(error.details ?? null));
+  return JSON.stringify(details.length <= 4096 ? { ...kept, details: JSON.parse(details) as unknown } : kept);
+}
+
+function replay<T>(key: string, outcome: StoredOutcome): T {
+  if (outcome.ok && outcome.json !== "") return JSON.parse(outcome.json) as T;
+  if (outcome.ok) {
+    throw refusal(
+      `the first call with idempotency_key "${key}" succeeded (${outcome.summary ?? "written"}); its full result was too large to keep, and nothing new was written: look the record up instead of repeating the call`,
+      false,
+      { idempotency_key: key, state: "done" },
+    );
+  }
+  const first = JSON.parse(outcome.json) as {
+    code: ApiError["code"];
+    status?: number;
+    message: string;
+    details?: unknown;
+    request?: ApiError["request"];
+  };
+  const d = first.details;
+  const details =
+    d !== null && typeof d === "object" && !Array.isArray(d)
+      ? { ...d, outcome: "unknown" }
+      : { first: d, outcome: "unknown" };
+  throw new ApiError({
+    status: first.status,
+    code: first.code,
+    retryable: false,
+    request: first.request,
+    details,
+    message: `the first call with idempotency_key "${key}" ended without a confirmed outcome (${first.message}); nothing new was sent: check whether the record exists before retrying with a new key`,
+  });
 }

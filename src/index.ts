@@ -92,7 +92,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
   const deps = {
     clients,
     logger,
-    idempotency: new IdempotencyStore(),
+    idempotency: new IdempotencyStore({ ttlMs: (config.idempotencyTtlSeconds ?? 86_400) * 1000, logger }),
     sandbox: plan.sandbox,
     version: VERSION,
   };

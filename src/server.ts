@@ -104,17 +104,20 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   >;
   // Without $schema, MCP reads the 2020-12 dialect, which these schemas also satisfy; saves context.
   delete json.$schema;
-  // The validator enforces unknown keys (strict inputs) and we control outputs: in the
-  // listing, "additionalProperties" only costs the agent's context.
-  stripAdditional(json);
+  // The validator enforces unknown keys (strict inputs) and integer ranges, and we control
+  // outputs: in the listing, "additionalProperties" and the safe-integer bounds zod adds to every
+  // integer only cost the agent's context.
+  stripNoise(json);
   return json;
 }
 
-function stripAdditional(node: unknown): void {
+function stripNoise(node: unknown): void {
   if (node === null || typeof node !== "object") return;
   const n = node as Record<string, unknown>;
   delete n.additionalProperties;
-  for (const value of Object.values(n)) stripAdditional(value);
+  if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
+  if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
+  for (const value of Object.values(n)) stripNoise(value);
 }
 
 const prepared = new WeakMap<AnyTool, Prepared>();
@@ -143,7 +146,7 @@ function prepare(tool: AnyTool): Prepared {
 
 const INSTRUCTIONS = [
   "Tools for a maintenance-management (CMMS) platform: plan task resources, register warehouse stock entries, review work-order budgets, list warehouse classifications and ETL integrations.",
-  "Writes add records and never overwrite. Use dry_run and idempotency_key on create_warehouse_entry. List results state total, returned and next_start.",
+  "Writes add records and never overwrite. Both writers take dry_run and idempotency_key. List results state total, returned and next_start.",
 ].join("\n");
 
 export function createServer(deps: ServerDeps, options: ServerOptions): ProtocolServer {

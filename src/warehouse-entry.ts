@@ -1,9 +1,11 @@
 /**
  * Input of `create_warehouse_entry` → the wire body of api-spec §4.3, with the local checks
- * the API would otherwise answer after a round trip (items needed, serial count, unit cost).
+ * the API would otherwise answer after a round trip (items needed, serial count, unit cost),
+ * and the reading of a returned movement's totals and taxes.
  */
-import type { WarehouseEntryBody } from "./client/types.js";
+import type { MovementDetail, WarehouseEntryBody } from "./client/types.js";
 import { type IndexedError, UserInputError } from "./errors/api-error.js";
+import { plainDecimal } from "./plain-decimal.js";
 
 export interface EntryInput {
   movement_type: "purchase" | "return" | 1 | 2;
@@ -69,10 +71,53 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
     note: input.note,
     items: input.items?.map((i) => ({
       code: i.code,
-      qty: String(i.qty),
+      // api-spec §4.3: qty is text; a plain decimal, never "1e-7" (bounds: src/plain-decimal.ts).
+      qty: plainDecimal(i.qty),
       unit_cost: i.unit_cost,
       tax_name: i.tax_name,
       serial_numbers: i.serial_numbers,
     })),
   };
+}
+
+/** "IVA 19%" for tax_name "IVA 19%" and tax_rate 19 (the name often carries the rate already). */
+export function taxLabel(name: string, rate: number): string {
+  const percent = `${plainDecimal(rate)}%`;
+  return name.replace(/\s+/g, "").includes(percent) ? name : `${name} ${percent}`.trim();
+}
+
+export interface MovementTotals {
+  /** Sum of the lines' total_cost as the API sent them. */
+  total: number;
+  /** Whether total_cost is qty x unit_cost ("before_tax"), that plus the line's tax ("with_tax"), or neither. */
+  basis: "before_tax" | "with_tax" | "unknown";
+  /** Tax from the lines' tax_rate, when the basis is known. */
+  tax: number | undefined;
+}
+
+const near = (a: number, b: number) => Math.abs(a - b) <= 0.01 + 1e-9 * Math.abs(b);
+const cents = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * Totals of a movement. api-spec §2.2 gives qty, unit_cost, total_cost and tax_rate per line but
+ * does not say whether total_cost includes tax: each line is checked against both readings.
+ */
+export function movementTotals(details: readonly MovementDetail[]): MovementTotals {
+  const total = cents(details.reduce((sum, d) => sum + d.total_cost, 0));
+  const net = (d: MovementDetail) => d.qty * d.unit_cost;
+  if (details.every((d) => near(d.total_cost, net(d)))) {
+    return {
+      total,
+      basis: "before_tax",
+      tax: cents(details.reduce((s, d) => s + (net(d) * d.tax_rate) / 100, 0)),
+    };
+  }
+  if (details.every((d) => near(d.total_cost, net(d) * (1 + d.tax_rate / 100)))) {
+    return {
+      total,
+      basis: "with_tax",
+      tax: cents(details.reduce((s, d) => s + d.total_cost - d.total_cost / (1 + d.tax_rate / 100), 0)),
+    };
+  }
+  return { total, basis: "unknown", tax: undefined };
 }

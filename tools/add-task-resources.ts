@@ -1,9 +1,9 @@
-/** Tool `add_task_resources`: POST group_tasks/{id}/tasks/{id}/resources (api-spec §4.1). */
+/** Tool `add_task_resources`: POST group_tasks/{id}/tasks/{id}/resources (api-spec §4.1), with dry run and idempotency. */
 import { z } from "zod";
 import type { TaskResourceInput } from "../src/client/types.js";
 import { UserInputError } from "../src/errors/api-error.js";
 import { defineTool } from "../src/tool.js";
-import { positiveId } from "./params.js";
+import { dryRun, idempotencyKey, positiveId } from "./params.js";
 
 const note = z.string().max(2000).optional();
 
@@ -29,6 +29,8 @@ export const AddTaskResourcesInput = z.strictObject({
   id_group_task: positiveId("Task plan id."),
   id_task: positiveId("Task id in that plan."),
   resources: z.array(Resource).min(1).max(50),
+  dry_run: dryRun,
+  idempotency_key: idempotencyKey,
 });
 
 /** api-spec §2.1; the reference (id_item, id_hourly_rate or id_service_type) and note come along. */
@@ -39,10 +41,13 @@ const CreatedResource = z.looseObject({
 });
 
 export const AddTaskResourcesOutput = z.object({
+  dry_run: z.boolean(),
+  request: z.looseObject({}).optional(),
   id_group_task: z.number(),
   id_task: z.number(),
-  total: z.number(),
-  resources: z.array(CreatedResource),
+  total: z.number().optional(),
+  resources: z.array(CreatedResource).optional(),
+  replayed: z.boolean().optional(),
 });
 
 function reference(r: TaskResourceInput): string {
@@ -79,7 +84,7 @@ export default defineTool({
   title: "Add resources to a task-plan task",
   description: [
     "Add tools/spare parts (INVENTORY), labour (HUMAN_RESOURCES) or services (SERVICES) to a task of a task plan.",
-    "Use this tool when planning what a task needs. All-or-nothing: errors list every failing index.",
+    "Use this tool when planning what a task needs. All-or-nothing. Use dry_run when unsure; idempotency_key makes a retry safe.",
     "Quantity is always 1; unit_cost comes from the source record (0 if none).",
     'Example: {"id_group_task": 1, "id_task": 101, "resources": [{"type_description": "INVENTORY", "id_item": 1001}]}',
   ].join("\n"),
@@ -90,27 +95,45 @@ export default defineTool({
     `plan ${input.id_group_task} / task ${input.id_task} (${input.resources.length} resources)`,
   async handler(input, ctx) {
     rejectDuplicates(input.resources);
-    await ctx.confirmWrite(
-      `Add ${input.resources.length} resource(s) to task ${input.id_task} of task plan ${input.id_group_task}: ${input.resources
-        .map((r) => `${r.type_description} ${reference(r)}`)
-        .join(", ")}.`,
-    );
-    const created = await ctx.api.addTaskResources(input.id_group_task, input.id_task, input.resources, {
-      signal: ctx.signal,
-    });
-    return {
-      id_group_task: input.id_group_task,
-      id_task: input.id_task,
-      total: created.length,
-      resources: created.map((r) => ({ ...r })),
+    const { id_group_task: group, id_task: task, resources } = input;
+    const request = ctx.api.prepareTaskResources(group, task, resources);
+    if (input.dry_run) return { dry_run: true, request: { ...request }, id_group_task: group, id_task: task };
+
+    const write = async () => {
+      await ctx.confirmWrite(
+        `Add ${resources.length} resource(s) to task ${task} of task plan ${group}: ${resources
+          .map((r) => `${r.type_description} ${reference(r)}`)
+          .join(", ")}.`,
+      );
+      const created = await ctx.api.addTaskResources(group, task, resources, { signal: ctx.signal });
+      return created.map((r) => ({ ...r }));
     };
+    const done = (created: Awaited<ReturnType<typeof write>>, replayed?: boolean) => ({
+      dry_run: false,
+      id_group_task: group,
+      id_task: task,
+      total: created.length,
+      resources: created,
+      ...(replayed === undefined ? {} : { replayed }),
+    });
+    if (input.idempotency_key === undefined) return done(await write());
+    const { value, replayed } = await ctx.idempotency.run(
+      "add_task_resources",
+      input.idempotency_key,
+      request,
+      write,
+      (created) => `resource ids ${created.map((r) => r.id).join(", ")}`,
+    );
+    return done(value, replayed);
   },
   toText: (out) =>
-    [
-      `Added ${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each):`,
-      ...out.resources.map(
-        (r) =>
-          `- #${r.id} ${r.type_description} ${String(r.id_item ?? r.id_hourly_rate ?? r.id_service_type)} unit_cost ${r.unit_cost}`,
-      ),
-    ].join("\n"),
+    out.request
+      ? `Dry run, nothing sent. Would send ${out.request.method} ${out.request.path} with body ${JSON.stringify(out.request.body)}`
+      : [
+          `${out.replayed ? "Already added earlier (idempotency_key replay, nothing new written): " : "Added "}${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each; unit costs from the source records, no tax stated):`,
+          ...(out.resources ?? []).map(
+            (r) =>
+              `- #${r.id} ${r.type_description} ${String(r.id_item ?? r.id_hourly_rate ?? r.id_service_type)} unit_cost ${r.unit_cost}`,
+          ),
+        ].join("\n"),
 });

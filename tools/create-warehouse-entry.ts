@@ -3,13 +3,13 @@ import { z } from "zod";
 import type { WarehouseEntryBody, WarehouseMovement } from "../src/client/types.js";
 import { MOVEMENT_TYPE } from "../src/labels.js";
 import { defineTool } from "../src/tool.js";
-import { toEntryBody } from "../src/warehouse-entry.js";
-import { text } from "./params.js";
+import { movementTotals, taxLabel, toEntryBody } from "../src/warehouse-entry.js";
+import { decimal, dryRun, idempotencyKey, text } from "./params.js";
 
 const Item = z.strictObject({
   code: text(100),
-  qty: z.number().positive().describe("In the item's unit."),
-  unit_cost: z.number().min(0).optional().describe("Required on a new purchase."),
+  qty: decimal(z.number().positive()).describe("In the item's unit; < 10^12, 6 decimals."),
+  unit_cost: decimal(z.number().min(0)).optional().describe("Required on a new purchase."),
   tax_name: text(100, "Default: company tax.").optional(),
   serial_numbers: z.array(text(200)).optional().describe("Serial items: one per unit."),
 });
@@ -28,20 +28,16 @@ export const CreateWarehouseEntryInput = z.strictObject({
   description_cost_center: text(200).optional(),
   note: z.string().max(2000).optional(),
   items: z.array(Item).min(1).max(500).optional().describe("Omit only for a total entry from a movement."),
-  dry_run: z.boolean().optional().describe("Return the request; send nothing."),
-  idempotency_key: text(200, "A retry with it returns the first result (24 h).").optional(),
+  dry_run: dryRun,
+  idempotency_key: idempotencyKey,
 });
 
-/** api-spec §2.2; every other field of the movement comes along. */
-const Movement = z.looseObject({
-  id: z.number(),
-  folio_target: z.string(),
-  movement_details: z.array(z.looseObject({ code: z.string() })),
-});
+/** api-spec §2.2; every other field of the movement (movement_details included) comes along. */
+const Movement = z.looseObject({ id: z.number(), folio_target: z.string() });
 
 export const CreateWarehouseEntryOutput = z.object({
   dry_run: z.boolean(),
-  request: z.looseObject({ method: z.string(), path: z.string() }).optional(),
+  request: z.looseObject({}).optional(),
   movement: Movement.optional(),
   replayed: z.boolean().optional(),
 });
@@ -91,8 +87,9 @@ export default defineTool({
     const { value, replayed } = await ctx.idempotency.run(
       "create_warehouse_entry",
       input.idempotency_key,
-      JSON.stringify(request),
+      request,
       write,
+      (m) => `entry ${m.folio_target} (id ${m.id})`,
     );
     return { dry_run: false, movement: asRecord(value), replayed };
   },
@@ -102,12 +99,19 @@ export default defineTool({
     }
     const m = out.movement as WarehouseMovement | undefined;
     if (!m) return "No movement was returned.";
-    const total = m.movement_details.reduce((sum, d) => sum + d.total_cost, 0);
+    const t = movementTotals(m.movement_details);
+    const money = (n: number) => `${m.currency_symbol}${n.toFixed(2)}`;
+    const totals =
+      t.basis === "before_tax"
+        ? `total ${money(t.total)} ${m.currency_description} before tax (tax ${money(t.tax ?? 0)} from the line rates)`
+        : t.basis === "with_tax"
+          ? `total ${money(t.total)} ${m.currency_description} with tax (of which tax ${money(t.tax ?? 0)})`
+          : `total ${money(t.total)} ${m.currency_description} (the API does not say whether it includes tax)`;
     return [
-      `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: entry ${m.folio_target} (id ${m.id}) ${m.movements_states_description} on ${m.date}, document ${m.document}${m.folio_source ? `, from ${m.folio_source}` : ""}; supplier ${m.third_parties_name || "-"}; ${m.movement_details.length} item(s), total ${m.currency_symbol}${total.toFixed(2)} ${m.currency_description}.`,
+      `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: entry ${m.folio_target} (id ${m.id}) ${m.movements_states_description} on ${m.date}, document ${m.document}${m.folio_source ? `, from ${m.folio_source}` : ""}; supplier ${m.third_parties_name || "-"}; ${m.movement_details.length} item(s), ${totals}.`,
       ...m.movement_details.map(
         (d) =>
-          `- ${d.code} ${d.items_description}: ${d.qty} ${d.units_description} x ${d.unit_cost} (${d.tax_name} ${d.tax_rate}%)`,
+          `- ${d.code} ${d.items_description}: ${d.qty} ${d.units_description} x ${d.unit_cost} (${taxLabel(d.tax_name, d.tax_rate)})`,
       ),
     ].join("\n");
   },

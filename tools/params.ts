@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Page } from "../src/client/types.js";
 import { collectPages, MAX_PAGE_SIZE } from "../src/paging.js";
+import { decimalProblem } from "../src/plain-decimal.js";
 import type { ToolContext } from "../src/tool.js";
 
 /** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
@@ -105,3 +106,14 @@ export async function fetchPaged<T>(
     },
   };
 }
+
+/** A quantity or cost the API can hold (below 10^12, at most 6 decimals), sent as a plain decimal. */
+export const decimal = (schema: z.ZodNumber) =>
+  schema.superRefine((value, ctx) => {
+    const problem = decimalProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/** Shared by the writers: same words, same semantics (src/idempotency.ts). */
+export const dryRun = z.boolean().optional().describe("Return the request; send nothing.");
+export const idempotencyKey = text(200, "A retry with it returns the first result (24 h).").optional();

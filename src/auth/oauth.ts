@@ -47,6 +47,8 @@ interface Token {
   value: Secret;
   /** Wall-clock ms after which the token is refreshed before use. */
   refreshAt: number;
+  /** Wall-clock ms when the token expires: it stays redacted at least until then (finding 5, issue 9). */
+  expiresAt: number;
 }
 
 const CREDENTIAL_HINT = "check MMS_CLIENT_ID and MMS_CLIENT_SECRET";
@@ -120,7 +122,7 @@ export class OAuthStrategy implements AuthStrategy {
   #drop(): void {
     const old = this.#current;
     this.#current = undefined;
-    if (old !== undefined) Secret.forget(old.value.reveal());
+    if (old !== undefined) Secret.forget(old.value.reveal(), old.expiresAt);
   }
 
   async #fetch(): Promise<Token> {
@@ -164,6 +166,7 @@ export class OAuthStrategy implements AuthStrategy {
     const token: Token = {
       value,
       refreshAt: requestedAt + expiresIn * 1000 - refreshMarginMs(expiresIn),
+      expiresAt: requestedAt + expiresIn * 1000,
     };
     if (this.#current !== undefined) this.#drop();
     this.#current = token;

@@ -8,7 +8,7 @@
 import type { Config } from "../config.js";
 import { parseBaseUrl } from "./api-path.js";
 import type { ClientDeps } from "./index.js";
-import { warehouseEntryRequest } from "./requests.js";
+import { taskResourcesRequest, warehouseEntryRequest } from "./requests.js";
 import type { Clients, HubApi, MaintenanceApi } from "./types.js";
 
 export function createLazyClients(config: Config, deps: ClientDeps): Clients {
@@ -27,6 +27,7 @@ export function createLazyClients(config: Config, deps: ClientDeps): Clients {
 
   const api: MaintenanceApi = {
     addTaskResources: async (...args) => (await load()).api.addTaskResources(...args),
+    prepareTaskResources: (group, task, resources) => taskResourcesRequest(base, group, task, resources),
     prepareWarehouseEntry: (code, body) => warehouseEntryRequest(base, code, body),
     createWarehouseEntry: async (...args) => (await load()).api.createWarehouseEntry(...args),
     queryBudgets: async (...args) => (await load()).api.queryBudgets(...args),

@@ -34,6 +34,10 @@ export function createMaintenanceApi(http: HttpClient, base: BaseUrl): Maintenan
       return parsePage(TaskResourceSchema, await send(req, options), summary(req)).data;
     },
 
+    prepareTaskResources(idGroupTask, idTask, resources) {
+      return taskResourcesRequest(base, idGroupTask, idTask, resources);
+    },
+
     prepareWarehouseEntry(warehouseCode, body) {
       return warehouseEntryRequest(base, warehouseCode, body);
     },

@@ -222,6 +222,8 @@ export interface MaintenanceApi {
     resources: TaskResourceInput[],
     options?: CallOptions,
   ): Promise<TaskResource[]>;
+  /** The request addTaskResources would send, without sending it (dry run, idempotency hash). */
+  prepareTaskResources(idGroupTask: number, idTask: number, resources: TaskResourceInput[]): PreparedRequest;
   /** The request createWarehouseEntry would send, without sending it. Throws ApiError/UserInputError on a bad path. */
   prepareWarehouseEntry(warehouseCode: string, body: WarehouseEntryBody): PreparedRequest;
   createWarehouseEntry(

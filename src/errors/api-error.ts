@@ -31,6 +31,8 @@ export const ERROR_CODES = Object.freeze({
   SECURITY: "SECURITY",
   /** The caller aborted (MCP cancellation). */
   CANCELLED: "CANCELLED",
+  /** A keyed write refused locally by the idempotency store (in progress, full, unreachable); nothing was sent. */
+  IDEMPOTENCY: "IDEMPOTENCY",
 });
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 

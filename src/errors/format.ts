@@ -27,6 +27,7 @@ const HEADLINE: Record<ErrorCode, string> = {
   NETWORK: "Upstream unreachable",
   SECURITY: "Upstream response rejected",
   CANCELLED: "Cancelled",
+  IDEMPOTENCY: "Write refused by the idempotency check",
 };
 
 function retryAfterSeconds(details: unknown): number | undefined {

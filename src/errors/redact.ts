@@ -1,6 +1,7 @@
 /**
  * Redaction shared by the logger and error builders. Keys that name credentials are masked
- * whatever their value; any string containing a known secret value is scrubbed as well.
+ * whatever their value; any string containing a known secret value, plain or in any usual
+ * encoding (URL, base64/base64url, JSON escapes), is scrubbed as well.
  */
 import { REDACTED_TEXT, Secret } from "../secret.js";
 
@@ -12,12 +13,87 @@ export function isSensitiveKey(key: string): boolean {
   return SENSITIVE_KEY.test(key);
 }
 
-/** Replace every occurrence of a known secret value (min. 4 chars) in a string. */
-export function scrubText(text: string): string {
-  let out = text;
-  for (const value of Secret.knownValues()) {
-    if (value.length >= 4 && out.includes(value)) out = out.split(value).join(REDACTED_TEXT);
+/** The shortest value that is scrubbed: shorter ones would mask ordinary text. */
+const MIN_SECRET_LENGTH = 4;
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+/** A hex digit matched in either case ("2f" and "2F"). */
+const hexDigit = (d: string) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d);
+const hex = (n: number, width: number) => [...n.toString(16).padStart(width, "0")].map(hexDigit).join("");
+
+/**
+ * One character in every form it may take in text: itself, percent-encoded (UTF-8, also
+ * double-encoded %25XX), JSON \uXXXX, "+" for a space (form encoding), and, for punctuation,
+ * preceded by JSON backslashes (`\/`, `\"`). `all` = false leaves letters and digits literal.
+ */
+function charPattern(ch: string, all: boolean): string {
+  const literal = escapeRegex(ch);
+  if (!all && /[A-Za-z0-9]/.test(ch)) return literal;
+  const cp = ch.codePointAt(0)!;
+  const bytes = [...Buffer.from(ch, "utf8")].map((b) => `%(?:25)?${hex(b, 2)}`).join("");
+  const units = [...Array.from({ length: ch.length }, (_, i) => ch.charCodeAt(i))]
+    .map((u) => `\\\\+u${hex(u, 4)}`)
+    .join("");
+  const forms = [literal, bytes, units];
+  if (cp === 0x20) forms.push("\\+");
+  const alternatives = `(?:${forms.join("|")})`;
+  return /[A-Za-z0-9]/.test(ch) ? alternatives : `\\\\*${alternatives}`;
+}
+
+const textPattern = (text: string, all: boolean) => Array.from(text, (ch) => charPattern(ch, all)).join("");
+
+/**
+ * The part of base64(prefix + value + suffix) that depends on `value` alone, for each of the three
+ * alignments, in the standard and the URL-safe alphabets: a secret inside a base64 blob (a Basic
+ * header, "Bearer <token>" encoded) is found wherever it starts.
+ */
+function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  const cores = new Set<string>();
+  for (let shift = 0; shift < 3; shift++) {
+    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString("base64");
+    const core = b64.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
+    if (core.length < MIN_SECRET_LENGTH) continue;
+    cores.add(core);
+    cores.add(core.replace(/\+/g, "-").replace(/\//g, "_"));
   }
+  return [...cores];
+}
+
+/** Compiled matcher per secret value, reused across changes of the known set. */
+const compiled = new Map<string, RegExp>();
+let cached: { version: number; matchers: RegExp[] } = { version: -1, matchers: [] };
+
+/** One regular expression per known secret, matching its plain and encoded forms (longest first). */
+function secretMatchers(): RegExp[] {
+  const version = Secret.version();
+  if (cached.version === version) return cached.matchers;
+  const values = Secret.knownValues().filter((v) => v.length >= MIN_SECRET_LENGTH);
+  for (const value of compiled.keys()) if (!values.includes(value)) compiled.delete(value);
+  const matchers = values.map((value) => {
+    let re = compiled.get(value);
+    if (re === undefined) {
+      const patterns = [textPattern(value, true)];
+      if (value.length >= 6) for (const core of base64Cores(value)) patterns.push(textPattern(core, false));
+      re = new RegExp(patterns.join("|"), "g");
+      compiled.set(value, re);
+    }
+    return re;
+  });
+  // Longer secrets first, so a secret containing another is masked whole.
+  matchers.sort((a, b) => b.source.length - a.source.length);
+  cached = { version, matchers };
+  return matchers;
+}
+
+/**
+ * Replace every known secret value (min. 4 chars) in a string, in any of its encoded forms:
+ * URL-encoded (%20 or +, either hex case), base64 and base64url at any alignment, JSON-escaped.
+ */
+export function scrubText(text: string): string {
+  if (text.length < MIN_SECRET_LENGTH) return text;
+  let out = text;
+  for (const matcher of secretMatchers()) out = out.replace(matcher, REDACTED_TEXT);
   return out;
 }
 

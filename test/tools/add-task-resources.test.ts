@@ -33,13 +33,13 @@ describe("add_task_resources", () => {
     expect(result.isError).toBeFalsy();
     const out = AddTaskResourcesOutput.parse(result.structuredContent);
     expect(result.structuredContent).toMatchObject({ sandbox: true, total: 3 });
-    expect(out.resources.map((r) => [r.type_description, r.quantity, r.unit_cost])).toEqual([
+    expect(out.resources?.map((r) => [r.type_description, r.quantity, r.unit_cost])).toEqual([
       ["INVENTORY", 1, 45.5],
       ["HUMAN_RESOURCES", 1, 0],
       ["SERVICES", 1, 120],
     ]);
     expect(textOf(result).replace(/#\d+/g, "#<id>")).toMatchInlineSnapshot(`
-      "[sandbox] Added 3 resource(s) to task 101 of plan 1 (quantity 1 each):
+      "[sandbox] Added 3 resource(s) to task 101 of plan 1 (quantity 1 each; unit costs from the source records, no tax stated):
       - #<id> INVENTORY 1001 unit_cost 45.5
       - #<id> HUMAN_RESOURCES 12 unit_cost 0
       - #<id> SERVICES 31 unit_cost 120"

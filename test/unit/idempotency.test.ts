@@ -1,48 +1,300 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, ERROR_CODES, UserInputError } from "../../src/errors/api-error.js";
-import { IdempotencyStore } from "../../src/idempotency.js";
+import { loadConfig } from "../../src/config.js";
+import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
+import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency.js";
+import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency-memory.js";
 
-describe("IdempotencyStore", () => {
-  it("runs the write once per key and replays the first result, even concurrently", async () => {
+const HOUR = 3_600_000;
+const req = (n: number | string) => ({ method: "POST", path: "/api/x", body: { n } });
+
+/** The error a promise rejects with; fails the test when it resolves. */
+const rejection = (p: Promise<unknown>): Promise<ApiError> =>
+  p.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e: unknown) => e as ApiError,
+  );
+
+/** A write that resolves when told to, counting how often it ran. */
+function gate<T>(value: T) {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  const w = {
+    runs: 0,
+    open,
+    write: async () => {
+      w.runs++;
+      await opened;
+      return value;
+    },
+  };
+  return w;
+}
+
+describe("IdempotencyStore semantics", () => {
+  it("replays the first result; a second call while the first runs is 'in progress' and writes nothing", async () => {
     const store = new IdempotencyStore();
-    let writes = 0;
-    const write = async () => ({ id: ++writes });
-    const results = await Promise.all([1, 2, 3].map(() => store.run("tool", "k1", "fp", write)));
-    expect(writes).toBe(1);
-    expect(results.map((r) => r.value)).toEqual([{ id: 1 }, { id: 1 }, { id: 1 }]);
-    expect(results.filter((r) => r.replayed)).toHaveLength(2);
+    const first = gate({ id: 1 });
+    const running = store.run("tool", "k1", req(1), first.write);
+    const second = gate({ id: 2 });
+    const during = await store.run("tool", "k1", req(1), second.write).catch((e: unknown) => e);
+    expect(during).toBeInstanceOf(ApiError);
+    expect(during).toMatchObject({ code: ERROR_CODES.IDEMPOTENCY, retryable: true });
+    expect((during as Error).message).toMatch(/still running, so nothing was sent; retry in a few seconds/);
+    first.open();
+    expect(await running).toEqual({ value: { id: 1 }, replayed: false });
+    expect(await store.run("tool", "k1", req(1), second.write)).toEqual({ value: { id: 1 }, replayed: true });
+    expect(first.runs + second.runs).toBe(1);
   });
 
-  it("refuses the same key for a different request", async () => {
+  it("refuses the same key for a different request, in any key order of the same request", async () => {
     const store = new IdempotencyStore();
-    await store.run("tool", "k", "fp-a", async () => 1);
-    await expect(store.run("tool", "k", "fp-b", async () => 2)).rejects.toThrow(UserInputError);
+    await store.run("tool", "k", { a: 1, b: [1, { c: 2, d: 3 }] }, async () => 1);
+    const same = await store.run("tool", "k", { b: [1, { d: 3, c: 2 }], a: 1, e: undefined }, async () => 2);
+    expect(same).toEqual({ value: 1, replayed: true });
+    await expect(store.run("tool", "k", { a: 2 }, async () => 2)).rejects.toThrow(UserInputError);
   });
 
-  it("releases the key after a failure that wrote nothing, keeps it after an ambiguous one", async () => {
+  it("keeps scopes and namespaces apart over one backend", async () => {
+    const backend = new MemoryIdempotencyBackend();
+    const north = new IdempotencyStore({ backend, namespace: "north" });
+    const south = new IdempotencyStore({ backend, namespace: "south" });
+    expect((await north.run("a", "k", req(1), async () => "n")).replayed).toBe(false);
+    expect((await south.run("a", "k", req(2), async () => "s")).value).toBe("s");
+    expect((await north.run("b", "k", req(3), async () => "b")).value).toBe("b");
+    expect(backend.stats().keys).toBe(3);
+  });
+
+  it("releases a key only when nothing was written; an ambiguous failure is replayed as 'outcome unknown'", async () => {
     const store = new IdempotencyStore();
     const refused = new ApiError({ status: 422, code: ERROR_CODES.VALIDATION, message: "bad" });
-    await expect(store.run("t", "a", "fp", async () => Promise.reject(refused))).rejects.toBe(refused);
-    expect((await store.run("t", "a", "fp", async () => "ok")).value).toBe("ok");
+    await expect(store.run("t", "a", req(1), async () => Promise.reject(refused))).rejects.toBe(refused);
+    expect((await store.run("t", "a", req(1), async () => "ok")).value).toBe("ok");
 
-    const timeout = new ApiError({ code: ERROR_CODES.TIMEOUT, message: "timed out" });
-    await expect(store.run("t", "b", "fp", async () => Promise.reject(timeout))).rejects.toBe(timeout);
-    let wroteAgain = false;
-    const replay = store.run("t", "b", "fp", async () => {
-      wroteAgain = true;
-      return "second";
+    const reset = new ApiError({
+      code: ERROR_CODES.NETWORK,
+      message: "connection closed",
+      details: { cause: "ECONNRESET", outcome: "unknown" },
     });
-    await expect(replay).rejects.toThrow(/without a confirmed outcome/);
+    await expect(store.run("t", "b", req(1), async () => Promise.reject(reset))).rejects.toBe(reset);
+    let wroteAgain = false;
+    const replay = await store
+      .run("t", "b", req(1), async () => {
+        wroteAgain = true;
+        return "second";
+      })
+      .catch((e: unknown) => e as ApiError);
     expect(wroteAgain).toBe(false);
+    expect(replay).toMatchObject({ code: "NETWORK", retryable: false, details: { outcome: "unknown" } });
+    expect((replay as Error).message).toMatch(
+      /without a confirmed outcome \(connection closed\); nothing new was sent/,
+    );
   });
 
-  it("forgets keys after the TTL and caps its size", async () => {
+  // Finding 7: a call cancelled before anything was sent kept its key blocked for 24 h.
+  it("classifies failures the way the client marks them", () => {
+    const api = (code: keyof typeof ERROR_CODES, details?: unknown) =>
+      new ApiError({ code: ERROR_CODES[code], message: "m", details });
+    const released = [
+      new UserInputError("bad"),
+      new NotConfirmedError("declined"),
+      api("CANCELLED"), // cancelled before the POST left (http.ts: writeInFlight false)
+      api("NETWORK", { cause: "ECONNREFUSED" }),
+      api("TIMEOUT", { budgetMs: 10 }),
+      api("UPSTREAM", { endpoint: "token" }), // token endpoint down: the write was never sent
+      api("VALIDATION"),
+      api("RATE_LIMITED"),
+    ];
+    const kept = [
+      api("CANCELLED", { outcome: "unknown" }),
+      api("NETWORK", { cause: "ECONNRESET", outcome: "unknown" }),
+      api("UPSTREAM", { outcome: "unknown" }),
+      api("UPSTREAM"),
+      api("BAD_RESPONSE"),
+      api("SECURITY"),
+      new TypeError("bug after sending"),
+    ];
+    for (const e of released) expect(provablyNotWritten(e), String(e)).toBe(true);
+    for (const e of kept) expect(provablyNotWritten(e), String(e)).toBe(false);
+  });
+
+  it("canonical JSON sorts keys and drops undefined members", () => {
+    expect(canonicalJson({ b: 1, a: { d: undefined, c: [2, "x"] } })).toBe('{"a":{"c":[2,"x"]},"b":1}');
+  });
+});
+
+describe("retention: 24 h by default, with an injected clock", () => {
+  it("keeps a key for the whole TTL, to the millisecond, and forgets it after", async () => {
+    let now = 1_700_000_000_000;
+    const store = new IdempotencyStore({ now: () => now });
+    let writes = 0;
+    const write = async () => ++writes;
+    await store.run("t", "k", req(1), write);
+    for (const later of [24 * 60_000, HOUR, 23 * HOUR, 24 * HOUR - 1]) {
+      now = 1_700_000_000_000 + later;
+      expect(await store.run("t", "k", req(1), write), `at +${later} ms`).toEqual({
+        value: 1,
+        replayed: true,
+      });
+    }
+    expect(writes).toBe(1);
+    now = 1_700_000_000_000 + 24 * HOUR;
+    expect(await store.run("t", "k", req(1), write)).toEqual({ value: 2, replayed: false });
+  });
+
+  it("takes the TTL from the options (MCP_IDEMPOTENCY_TTL_SECONDS)", async () => {
     let now = 0;
-    const store = new IdempotencyStore({ ttlMs: 1000, maxEntries: 3, now: () => now });
-    await store.run("t", "k", "fp", async () => 1);
-    now = 2000;
-    expect((await store.run("t", "k", "fp", async () => 2)).value).toBe(2);
-    for (const k of ["a", "b", "c", "d"]) await store.run("t", k, "fp", async () => k);
-    expect(store.size).toBeLessThanOrEqual(3);
+    const store = new IdempotencyStore({ ttlMs: 60_000, now: () => now });
+    await store.run("t", "k", req(1), async () => 1);
+    now = 59_999;
+    expect((await store.run("t", "k", req(1), async () => 2)).replayed).toBe(true);
+    now = 60_000;
+    expect((await store.run("t", "k", req(1), async () => 2)).replayed).toBe(false);
+  });
+});
+
+describe("bounds: never forget a live key, refuse instead (fail closed)", () => {
+  // Finding 2: key K, 10,000 newer keys, K again wrote a second entry.
+  it("key K still replays after 10,000 newer keys", async () => {
+    const store = new IdempotencyStore();
+    let writes = 0;
+    await store.run("t", "K", req("K"), async () => ++writes);
+    for (let i = 0; i < 10_000; i++) await store.run("t", `k${i}`, req(i), async () => ++writes);
+    expect(await store.run("t", "K", req("K"), async () => ++writes)).toEqual({ value: 1, replayed: true });
+    expect(writes).toBe(10_001);
+  });
+
+  it("at maxKeys a new key is refused with a clear error, old keys still replay, room returns when keys expire", async () => {
+    let now = 0;
+    const store = new IdempotencyStore({ maxKeys: 3, ttlMs: HOUR, now: () => now });
+    for (const k of ["a", "b", "c"]) {
+      await store.run("t", k, req(k), async () => k);
+      now += 1000;
+    }
+    let wrote = false;
+    const refused = await store
+      .run("t", "d", req("d"), async () => {
+        wrote = true;
+        return "d";
+      })
+      .catch((e: unknown) => e as ApiError);
+    expect(wrote).toBe(false);
+    expect(refused).toMatchObject({
+      code: "IDEMPOTENCY",
+      retryable: false,
+      details: { state: "full", keys: 3 },
+    });
+    expect((refused as Error).message).toMatch(
+      /the idempotency store is full \(3 keys, .* MiB, each kept 1 h\), so this keyed write was refused and nothing was sent; retry after 1970-01-01T01:00:00.000Z, or send it without idempotency_key/,
+    );
+    for (const k of ["a", "b", "c"])
+      expect((await store.run("t", k, req(k), async () => "x")).replayed).toBe(true);
+    now = HOUR; // "a" expires
+    expect(await store.run("t", "d", req("d"), async () => "d")).toEqual({ value: "d", replayed: false });
+  });
+
+  // Finding 1: records kept the whole request (~1 MB each) with no total bound → OOM.
+  it("keeps a hash of the request, not the request: a 1 MB request costs the same as a tiny one", async () => {
+    const backend = new MemoryIdempotencyBackend();
+    const store = new IdempotencyStore({ backend });
+    const big = {
+      body: { items: Array.from({ length: 500 }, (_, i) => ({ code: `C${i}`, note: "x".repeat(2000) })) },
+    };
+    expect(JSON.stringify(big).length).toBeGreaterThan(1_000_000);
+    const fail = new ApiError({
+      status: 503,
+      code: "UPSTREAM",
+      message: "unavailable",
+      details: { outcome: "unknown" },
+    });
+    await store.run("t", "big", big, async () => Promise.reject(fail)).catch(() => {});
+    const afterBig = backend.stats().bytes;
+    await store.run("t", "sml", { body: {} }, async () => Promise.reject(fail)).catch(() => {});
+    expect(backend.stats().bytes - afterBig).toBe(afterBig);
+    expect(afterBig).toBeLessThan(2_000);
+    expect((await backend.lookup("default\u0000t\u0000big"))?.requestHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("holds maxBytes under a stream of keyed writes answered 503, then refuses", async () => {
+    const maxBytes = 256 * 1024;
+    const backend = new MemoryIdempotencyBackend({ maxBytes, maxResultBytes: 16 * 1024 });
+    const store = new IdempotencyStore({ backend });
+    const fail = new ApiError({
+      status: 503,
+      code: "UPSTREAM",
+      message: "x".repeat(300),
+      details: { outcome: "unknown" },
+    });
+    let refused = 0;
+    let sent = 0;
+    for (let i = 0; i < 4_209; i++) {
+      const e = await rejection(
+        store.run("t", `k${i}`, { n: i }, async () => {
+          sent++;
+          throw fail;
+        }),
+      );
+      if (e.code === "IDEMPOTENCY") refused++;
+      expect(backend.stats().bytes).toBeLessThanOrEqual(maxBytes);
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(sent + refused).toBe(4_209);
+    expect(backend.stats().keys).toBe(sent);
+  });
+
+  it("a result over maxResultBytes is kept as its summary; the replay names it and writes nothing", async () => {
+    const store = new IdempotencyStore({ maxResultBytes: 1024 });
+    const big = { id: 7, lines: "y".repeat(2000) };
+    await store.run(
+      "t",
+      "k",
+      req(1),
+      async () => big,
+      (v) => `entry id ${v.id}`,
+    );
+    const e = await rejection(store.run("t", "k", req(1), async () => big));
+    expect(e).toMatchObject({ code: "IDEMPOTENCY", retryable: false });
+    expect(e.message).toMatch(
+      /succeeded \(entry id 7\); its full result was too large to keep, and nothing new was written/,
+    );
+  });
+
+  it("a record costs the measured overhead plus 2 bytes per character", async () => {
+    const backend = new MemoryIdempotencyBackend();
+    const store = new IdempotencyStore({ backend });
+    await store.run("t", "k", req(1), async () => ({ ok: 1 }));
+    const id = "default\u0000t\u0000k";
+    expect(backend.stats().bytes).toBe(RECORD_OVERHEAD_BYTES + 2 * (id.length + 64 + '{"ok":1}'.length));
+  });
+
+  it("a store that cannot be reached refuses the keyed write and sends nothing", async () => {
+    const backend = new MemoryIdempotencyBackend();
+    backend.claim = async () => {
+      throw new Error("ECONNREFUSED 127.0.0.1:6379");
+    };
+    let sent = false;
+    const e = await new IdempotencyStore({ backend })
+      .run("t", "k", req(1), async () => {
+        sent = true;
+      })
+      .catch((x: unknown) => x as ApiError);
+    expect(sent).toBe(false);
+    expect(e).toMatchObject({ code: "IDEMPOTENCY", retryable: true, details: { state: "unavailable" } });
+  });
+});
+
+describe("MCP_IDEMPOTENCY_TTL_SECONDS", () => {
+  const env = { MMS_BASE_URL: "http://127.0.0.1:1/api", MMS_HAWK_ID: "id", MMS_HAWK_KEY: "key-0123456789" };
+  it("defaults to 86400 s, takes 60 s to 30 days, and names itself when invalid", () => {
+    expect(loadConfig(env).idempotencyTtlSeconds).toBe(86_400);
+    expect(loadConfig({ ...env, MCP_IDEMPOTENCY_TTL_SECONDS: "3600" }).idempotencyTtlSeconds).toBe(3_600);
+    for (const bad of ["59", "2592001", "1h", "-5"]) {
+      expect(() => loadConfig({ ...env, MCP_IDEMPOTENCY_TTL_SECONDS: bad }), bad).toThrow(
+        /MCP_IDEMPOTENCY_TTL_SECONDS/,
+      );
+    }
   });
 });
