@@ -115,11 +115,18 @@ async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions): Pro
   const items = pages.flat().slice(0, maxRecords);
   const total = Math.max(first.total, start + items.length);
   const omitted = Math.max(0, total - start - items.length);
+  // upstream-notes: when `total` only repeats the first page's length, a walk stopped by the cap
+  // on a full page cannot know it saw everything: offer the next offset rather than claim the end.
+  const maybeMore =
+    items.length === maxRecords &&
+    first.total <= first.data.length &&
+    last.length > 0 &&
+    repeatedPageAt === null;
   return {
     items,
     total,
     start,
-    nextStart: omitted > 0 ? start + items.length : null,
+    nextStart: omitted > 0 || maybeMore ? start + items.length : null,
     omitted,
     pages: pages.length,
     repeatedPageAt,
