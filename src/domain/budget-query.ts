@@ -231,7 +231,7 @@ export function budgetsText(out: QueryBudgetsResult): string {
   }
   if (out.view === "summary") {
     lines.push(
-      `${plural(out.groups?.length ?? 0, "group")}, one per currency at least (amounts never add currencies):`,
+      `${plural(out.groups?.length ?? 0, "group")} (each in one currency; amounts never add currencies):`,
     );
     for (const g of out.groups ?? []) lines.push(groupLine(g));
   } else {
