@@ -10,12 +10,15 @@ import type { ToolContext } from "../src/tool.js";
 /** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** A non-empty string of at most `max` characters (the emptiness check stays out of the JSON Schema to save context). */
+/**
+ * A non-empty string of at most `max` characters. Both checks stay out of the JSON Schema: they
+ * cost every session context, and the validator answers a breach with its own clear message.
+ */
 export const text = (max: number, what?: string) => {
   const schema = z
     .string()
-    .max(max)
     .refine((v) => v.trim() !== "", { error: "must not be empty" })
+    .refine((v) => v.length <= max, { error: `must be at most ${max} characters` })
     .refine((v) => !LONE_SURROGATE.test(v), {
       error: "contains an invalid Unicode character (a lone surrogate)",
     });
@@ -43,7 +46,7 @@ export const maxRecords = z
   .optional()
   .describe(`Cap for all=true (default ${DEFAULT_MAX_RECORDS}).`);
 
-export const isoDate = (what: string) => text(40, `${what}, ISO 8601 (no offset = UTC).`).optional();
+export const isoDate = (what: string) => text(40, what).optional();
 
 /** Pagination facts every list result states. */
 export const pageInfo = {

@@ -4,6 +4,7 @@
  * plain fetch and summed here in integer cents: never through the tool or the server's money code.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SummaryRow } from "../../src/domain/budget-review.js";
 import { QueryBudgetsOutput } from "../../tools/query-budgets.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
@@ -62,7 +63,8 @@ const call = async (args: Record<string, unknown>, onprogress?: (p: { progress: 
     onprogress ? { onprogress } : undefined,
   );
   expect(result.isError, textOf(result)).toBeFalsy();
-  return { out: QueryBudgetsOutput.parse(result.structuredContent), text: textOf(result), result };
+  const out = QueryBudgetsOutput.parse(result.structuredContent);
+  return { out: { ...out, groups: out.groups as SummaryRow[] | undefined }, text: textOf(result), result };
 };
 const cents = (b: Raw) => b.list_items.reduce((n, l) => n + Math.round(l.total_cost * 100), 0);
 const code = (b: Raw) => CODE[b.currency_description]!;
