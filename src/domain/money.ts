@@ -14,12 +14,13 @@ export interface Currency {
   mapped: boolean;
 }
 
-/** Lower case, no accents or punctuation, each word in the singular (plural endings of English and Spanish). */
+/** Lower case, no accents or punctuation ("U.S." is "us"), each word in the singular (English and Spanish plural endings). */
 export function normalizeName(name: string): string {
   return name
     .normalize("NFD")
     .replace(/\p{M}/gu, "")
     .toLowerCase()
+    .replace(/\./g, "")
     .replace(/[^a-z0-9]+/g, " ")
     .trim()
     .split(" ")
