@@ -197,8 +197,7 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
 function unmappedNotes(currencies: readonly Currency[]): string[] {
   const names = new Set(currencies.filter((c) => !c.mapped).map((c) => c.code));
   return [...names].map(
-    (n) =>
-      `Currency "${n}" matches no ISO 4217 code: its amounts are shown under that name and never added to another currency.`,
+    (n) => `Currency "${n}" has no ISO 4217 code: shown under that name, never added to another currency.`,
   );
 }
 
@@ -230,9 +229,8 @@ export function budgetsText(out: QueryBudgetsResult): string {
     );
   }
   if (out.view === "summary") {
-    lines.push(
-      `${plural(out.groups?.length ?? 0, "group")} (each in one currency; amounts never add currencies):`,
-    );
+    lines.push(`${plural(out.groups?.length ?? 0, "group")}, each in one currency${span(out.groups ?? [])}:`);
+    if (out.groups && out.groups.length > 0) lines.push(groupHeader(out.groups));
     for (const g of out.groups ?? []) lines.push(groupLine(g));
   } else {
     lines.push(`${out.returned} of ${out.total} budget(s) from start=${out.start} (${out.view} view).`);
@@ -251,10 +249,27 @@ export function budgetsText(out: QueryBudgetsResult): string {
 
 const KEYS = ["status", "cost_center", "third_party", "month", "work_order_status"] as const;
 
+/** Oldest to newest creation date over all rows. */
+function span(groups: SummaryRow[]): string {
+  const oldest = groups.map((g) => g.oldest).sort()[0];
+  const newest = groups
+    .map((g) => g.newest)
+    .sort()
+    .at(-1);
+  return oldest === undefined ? "" : `, created ${oldest}..${newest}`;
+}
+
+/** The column header of the summary table: the group keys, then the figures. */
+function groupHeader(groups: SummaryRow[]): string {
+  const keys = KEYS.filter((k) => groups.some((g) => k in g));
+  const pending = groups.some((g) => g.oldest_pending_days !== undefined);
+  return [...keys, "items_total", "count", ...(pending ? ["oldest pending (days)"] : [])].join(" | ");
+}
+
+/** One table row; each group's oldest and newest dates are in structuredContent (kept out of the text for size). */
 function groupLine(g: SummaryRow): string {
   const keys = KEYS.filter((k) => k in g).map((k) => `${g[k] ?? "-"}`);
   const money = formatMoney(g.items_total, { code: g.currency, mapped: g.currency_unmapped !== true });
-  const age =
-    g.oldest_pending_days === null ? "" : ` | oldest pending ${plural(g.oldest_pending_days, "day")}`;
-  return `${[...keys, money].join(" | ")} | ${plural(g.count, "budget")} | ${g.oldest}..${g.newest}${age}`;
+  const age = g.oldest_pending_days === undefined ? [] : [String(g.oldest_pending_days)];
+  return [...keys, money, String(g.count), ...age].join(" | ");
 }

@@ -4,7 +4,7 @@
  * center, third party, month or work-order status. Currency is always part of a summary row,
  * so no amount ever adds two currencies.
  */
-import { BUDGET_STATUS, labelOf, WORK_ORDER_STATUS } from "../labels.js";
+import { labelOf, WORK_ORDER_STATUS } from "../labels.js";
 import { day, type PricedBudget } from "./budget-view.js";
 import { currencyMatches, exact, normalizeName, sum, toNumber } from "./money.js";
 
@@ -88,12 +88,15 @@ export type SummaryRow = {
   items_total: number;
   oldest: string;
   newest: string;
-  /** Days since the oldest pending budget of the row was created; null when none is pending. */
-  oldest_pending_days: number | null;
+  /** Days since the oldest pending budget of the row was created; absent when none is pending. */
+  oldest_pending_days?: number;
 };
 
+const STATUS_NAMES: Readonly<Record<number, string>> = { 1: "pending", 2: "approved", 3: "rejected" };
+
 const keyOf: Record<Exclude<GroupKey, "currency">, (p: PricedBudget) => string | null> = {
-  status: (p) => labelOf(BUDGET_STATUS, p.budget.status),
+  // The names the status filter takes, so a row's status can be fed back as a filter.
+  status: (p) => STATUS_NAMES[p.budget.status] ?? `unknown (${p.budget.status})`,
   cost_center: (p) => p.budget.costs_center_description,
   third_party: (p) => p.budget.third_parties_name,
   month: (p) => p.budget.date_create.slice(0, 7),
@@ -124,8 +127,9 @@ export function summarize(list: PricedBudget[], groupBy: GroupKey[], now: Date):
       items_total: toNumber(total, first.currency),
       oldest: day(dates[0]!)!,
       newest: day(dates.at(-1)!)!,
-      oldest_pending_days:
-        pending.length === 0 ? null : Math.floor((now.getTime() - Math.min(...pending)) / 86_400_000),
+      ...(pending.length === 0
+        ? {}
+        : { oldest_pending_days: Math.floor((now.getTime() - Math.min(...pending)) / 86_400_000) }),
       _total: total,
     } as SummaryRow & { _total: bigint };
   });
