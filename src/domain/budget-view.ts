@@ -1,6 +1,6 @@
 /**
  * The two views of a work-order budget. The compact view keeps what a reviewer needs to
- * decide (about a tenth of the raw bytes), every amount beside its ISO currency code; the full
+ * decide (under a fifth of the raw bytes), every amount beside its ISO currency code; the full
  * view is every field of api-spec §2.3 plus labels and the same code and total.
  */
 import type { Budget } from "../client/types.js";
@@ -15,7 +15,6 @@ export type CompactBudget = {
   status_label: string | null;
   work_order_status: string | null;
   third_party: string | null;
-  third_party_code: string | null;
   cost_center: string | null;
   /** ISO 4217 code, or the API's description when it maps to none (then currency_unmapped is true). */
   currency: string;
@@ -25,7 +24,6 @@ export type CompactBudget = {
   line_count: number;
   date_create: string;
   approval_date: string | null;
-  final_date: string | null;
 };
 
 /** A budget with its currency and exact total worked out once (the review sorts, filters and sums these). */
@@ -60,7 +58,6 @@ export function compactBudget({ budget: b, currency, total }: PricedBudget): Com
     status_label: labelOf(BUDGET_STATUS, b.status),
     work_order_status: labelOf(WORK_ORDER_STATUS, b.id_status_work_order),
     third_party: b.third_parties_name,
-    third_party_code: b.third_parties_code,
     cost_center: b.costs_center_description,
     ...currencyFields(currency),
     items_total: toNumber(total, currency),
@@ -68,7 +65,6 @@ export function compactBudget({ budget: b, currency, total }: PricedBudget): Com
     line_count: b.list_items.length,
     date_create: day(b.date_create)!,
     approval_date: day(b.approval_date),
-    final_date: day(b.final_date),
   };
 }
 
