@@ -67,10 +67,11 @@ export function decodeArgs(value: unknown, schema: JsonSchema): unknown {
     if (accepts.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
     return value;
   }
-  // interface.md §6: a number where only text is expected (a folio or code such as "id": 109) means its digits.
+  // interface.md §6: a whole number where only text is expected (a folio or code: "id": 109) means its digits.
   if (
     typeof value === "number" &&
-    Number.isFinite(value) &&
+    Number.isSafeInteger(value) &&
+    value >= 0 &&
     accepts.has("string") &&
     !accepts.has("number") &&
     !accepts.has("integer")
