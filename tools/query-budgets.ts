@@ -77,6 +77,12 @@ export default defineTool({
         { fields: ["id", "wo_folio"] },
       );
     }
+    if (input.min_total !== undefined && input.max_total !== undefined && input.min_total > input.max_total) {
+      throw new UserInputError(
+        `min_total (${input.min_total}) is above max_total (${input.max_total}); swap them`,
+        { fields: ["min_total", "max_total"] },
+      );
+    }
     const period = toApiPeriod(input.since, input.until);
     // interface.md §6: lookups are exact. An explicit all-time period keeps any deployment's
     // 30-day default from hiding an old budget.

@@ -26,7 +26,7 @@ import {
   price,
 } from "./budget-view.js";
 import { fitCount } from "./fit.js";
-import type { Currency } from "./money.js";
+import { type Currency, currencyOf } from "./money.js";
 import { formatMoney } from "./money.js";
 
 export const DEFAULT_MAX_RECORDS = 1000;
@@ -140,6 +140,13 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
   const capped = scan.nextStart !== null;
   const review = { scanned: scan.items.length, matched: matched.length, period: periodText(input), capped };
   const notes = unmappedNotes(matched.map((p) => p.currency));
+  for (const wanted of input.currency ?? []) {
+    if (!currencyOf(wanted).mapped) {
+      notes.push(
+        `currency "${wanted}" is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
+      );
+    }
+  }
   if (capped) {
     notes.push(
       `Stopped at max_records=${maxRecords}: ${scan.omitted > 0 ? `${scan.omitted} more budgets` : "more budgets"} of the period were not scanned, so counts and totals cover only the first ${scan.items.length}. Raise max_records (up to 10000) or narrow since/until.`,

@@ -188,6 +188,20 @@ describe("query_budgets review", () => {
     expect(out.budgets.map((b) => b.folio)).toEqual(expected);
   });
 
+  it("says when a currency argument names no known currency, and refuses crossed bounds", async () => {
+    const { out } = await call({ since: SINCE, currency: "doubloons", group_by: ["currency"] });
+    expect(out.review).toMatchObject({ matched: 0 });
+    expect(out.notes).toContain(
+      'currency "doubloons" is no ISO 4217 code or currency name known to Intl: matched by name as written only.',
+    );
+    const crossed = await mcp.client.callTool({
+      name: "query_budgets",
+      arguments: { min_total: 10, max_total: 5 },
+    });
+    expect(crossed.isError).toBe(true);
+    expect(textOf(crossed)).toMatch(/min_total \(10\) is above max_total \(5\); swap them/);
+  });
+
   it("reports a cap reached, with how to go on", async () => {
     const { out, text } = await call({ since: SINCE, max_records: 50, group_by: ["status"] });
     expect(out.review).toMatchObject({ scanned: 50, capped: true });
