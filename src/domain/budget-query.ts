@@ -26,8 +26,7 @@ import {
   price,
 } from "./budget-view.js";
 import { fitCount } from "./fit.js";
-import { type Currency, currencyOf } from "./money.js";
-import { formatMoney } from "./money.js";
+import { type Currency, currencyOf, formatMoney } from "./money.js";
 
 export const DEFAULT_MAX_RECORDS = 1000;
 
