@@ -8,6 +8,9 @@ import type { Page } from "./client/types.js";
 /** The API's page-size maximum (api-spec §8). */
 export const MAX_PAGE_SIZE = 100;
 
+/** Records one `all: true` call (or one budget review) reads unless `max_records` says otherwise. */
+export const DEFAULT_MAX_RECORDS = 1000;
+
 /**
  * Pages in flight at once when walking every page: 1,000 records arrive in one wave after the
  * first page, far below the platform's 200 requests a minute (upstream-notes, 406).

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { Page } from "../src/client/types.js";
-import { collectPages, MAX_PAGE_SIZE } from "../src/paging.js";
+import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "../src/paging.js";
 import type { ToolContext } from "../src/tool.js";
 
 /** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
@@ -37,7 +37,6 @@ export const limit = (fallback: number) =>
 
 export const all = z.boolean().optional().describe("Fetch all pages.");
 
-export const DEFAULT_MAX_RECORDS = 1000;
 export const maxRecords = z
   .number()
   .int()

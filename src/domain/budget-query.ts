@@ -5,7 +5,7 @@
  * result is cut at a record boundary to fit the host, with where to go on.
  */
 import type { Budget, Page } from "../client/types.js";
-import { collectPages, MAX_PAGE_SIZE } from "../paging.js";
+import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "../paging.js";
 import type { ToolContext } from "../tool.js";
 import {
   type GroupKey,
@@ -27,8 +27,6 @@ import {
 } from "./budget-view.js";
 import { fitCount } from "./fit.js";
 import { type Currency, currencyOf, formatMoney } from "./money.js";
-
-export const DEFAULT_MAX_RECORDS = 1000;
 
 export interface BudgetsInput extends ReviewFilters {
   id?: string | undefined;
@@ -109,7 +107,13 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
     ...unmappedNotes(priced.slice(0, kept.length).map((p) => p.currency)),
     ...(cut ? [sizeNote(kept.length, start + kept.length)] : []),
   ];
-  if (result.total === 0 || result.items.length === 0) notes.push(emptyHint(input));
+  if (result.items.length === 0) {
+    notes.push(
+      result.total > 0 && start > 0
+        ? `Nothing from start=${start}: ${plural(result.total, "budget")} match; use a start below ${result.total}.`
+        : emptyHint(input),
+    );
+  }
   return {
     total: result.total,
     returned: kept.length,
