@@ -142,31 +142,12 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
   if (input.sort) matched = sortBudgets(matched, input.sort);
   const capped = scan.nextStart !== null;
   const review = { scanned: scan.items.length, matched: matched.length, period: periodText(input), capped };
-  const notes = unmappedNotes(matched.map((p) => p.currency));
-  for (const wanted of input.currency ?? []) {
-    if (!currencyOf(wanted).mapped) {
-      notes.push(
-        `currency "${wanted}" is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
-      );
-    }
-  }
-  if (capped) {
-    notes.push(
-      `Stopped at max_records=${maxRecords}: ${scan.omitted > 0 ? `${scan.omitted} more budgets` : "more budgets"} of the period were not scanned, so counts and totals cover only the first ${scan.items.length}. Raise max_records (up to 10000) or narrow since/until.`,
-    );
-  }
-  const totalSorted =
-    input.sort?.startsWith("total") && new Set(matched.map((p) => p.currency.code)).size > 1;
-  if (totalSorted)
-    notes.push(
-      "Amounts in different currencies are not comparable: sorted by currency, then amount. Add currency for one ranking.",
-    );
-  if (matched.length === 0)
-    notes.push(
-      scan.items.length === 0
-        ? emptyHint(input)
-        : `None of the ${scan.items.length} budgets scanned matches the filters.`,
-    );
+  const notes = reviewNotes(input, matched, {
+    scanned: scan.items.length,
+    omitted: scan.omitted,
+    capped,
+    maxRecords,
+  });
 
   if (input.group_by && input.group_by.length > 0) {
     const groups = summarize(matched, input.group_by, deps.ctx.now());
@@ -202,6 +183,40 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
     review,
     ...(notes.length > 0 ? { notes } : {}),
   };
+}
+
+/** What a review result must say beside its figures: unmapped currencies, a cap, a mixed-currency sort, no match. */
+function reviewNotes(
+  input: BudgetsInput,
+  matched: PricedBudget[],
+  seen: { scanned: number; omitted: number; capped: boolean; maxRecords: number },
+): string[] {
+  const notes = unmappedNotes(matched.map((p) => p.currency));
+  for (const wanted of input.currency ?? []) {
+    if (!currencyOf(wanted).mapped) {
+      notes.push(
+        `currency "${wanted}" is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
+      );
+    }
+  }
+  if (seen.capped) {
+    notes.push(
+      `Stopped at max_records=${seen.maxRecords}: ${seen.omitted > 0 ? `${seen.omitted} more budgets` : "more budgets"} of the period were not scanned, so counts and totals cover only the first ${seen.scanned}. Raise max_records (up to 10000) or narrow since/until.`,
+    );
+  }
+  const totalSorted =
+    input.sort?.startsWith("total") && new Set(matched.map((p) => p.currency.code)).size > 1;
+  if (totalSorted)
+    notes.push(
+      "Amounts in different currencies are not comparable: sorted by currency, then amount. Add currency for one ranking.",
+    );
+  if (matched.length === 0)
+    notes.push(
+      seen.scanned === 0
+        ? emptyHint(input)
+        : `None of the ${seen.scanned} budgets scanned matches the filters.`,
+    );
+  return notes;
 }
 
 function unmappedNotes(currencies: readonly Currency[]): string[] {
