@@ -61,6 +61,46 @@ describe("query_budgets", () => {
     expect(textOf(result)).not.toMatch(/\(1 lines\)|\$/);
   });
 
+  it("pins what an agent reads for one budget: ISO code, exact total, line count", async () => {
+    const result = await call({ id: 104 });
+    expect(textOf(result)).toMatchInlineSnapshot(`
+      "[sandbox] 1 of 1 budget(s) from start=0 (compact view).
+      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. | USD 0.30 (2 lines) discount 12.5 | created 2026-06-07"
+    `);
+    expect(QueryBudgetsOutput.parse(result.structuredContent).budgets[0]).toMatchInlineSnapshot(`
+      {
+        "approval_date": null,
+        "cost_center": "Maintenance",
+        "currency": "USD",
+        "date_create": "2026-06-07",
+        "discount": 12.5,
+        "folio": "104",
+        "items_total": 0.3,
+        "line_count": 2,
+        "status": 1,
+        "status_label": "pending approval",
+        "third_party": "Industrial Supply Co.",
+        "wo_folio": "4004",
+        "work_order_status": "in review",
+      }
+    `);
+  });
+
+  it("pins a summary: one row per currency, codes and exact totals", async () => {
+    const result = await call({ since: "2026-03-01", status: "approved", group_by: ["currency"] });
+    expect(textOf(result)).toMatchInlineSnapshot(`
+      "[sandbox] Review of 2026-03-01 to now by creation_date: scanned 123, matched 123.
+      5 groups, each in one currency, created 2026-03-23..2026-06-15:
+      items_total | count
+      CLP 6,809,634 | 16
+      Crédito interno (unmapped currency) 2,405.50 | 7
+      EUR 29,143.25 | 49
+      MXN 95,370.00 | 9
+      USD 26,272.25 | 42
+      Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency."
+    `);
+  });
+
   it("filters by status, friendly name or raw code alike", async () => {
     const named = QueryBudgetsOutput.parse((await call({ status: "pending", limit: 100 })).structuredContent);
     const coded = QueryBudgetsOutput.parse((await call({ status: 1, limit: 100 })).structuredContent);
