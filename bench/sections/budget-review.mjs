@@ -14,7 +14,9 @@ import { daysAgo, directClient } from "../lib/upstream.mjs";
 const ROUNDS = 9;
 const PAGE = 100;
 const MAX_PAGES = 100;
-const KEEP = new Set(["pending approval", "approved"]);
+// Summary rows name a status as the filter does; compact records carry its code.
+const KEEP = new Set(["pending", "approved"]);
+const STATUS_NAME = { 1: "pending", 2: "approved", 3: "rejected" };
 
 const bytes = (value) => Buffer.byteLength(JSON.stringify(value));
 const cents = (n) => Math.round(n * 100);
@@ -30,8 +32,9 @@ function fromGroups(groups) {
 function fromRecords(budgets) {
   const out = {};
   for (const b of budgets) {
-    if (!KEEP.has(b.status_label)) continue;
-    const key = `${b.status_label}|${b.currency}|${b.cost_center}`;
+    const status = STATUS_NAME[b.status];
+    if (!KEEP.has(status)) continue;
+    const key = `${status}|${b.currency}|${b.cost_center}`;
     out[key] = (out[key] ?? 0) + cents(b.items_total);
   }
   return out;
