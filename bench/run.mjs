@@ -4,13 +4,14 @@
  * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
- *   node bench/run.mjs [section ...]     sections: per-call cold-start memory context pagination http
+ *   node bench/run.mjs [section ...]     sections: per-call cold-start memory context budget-review pagination http
  */
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { now } from "./lib/measure.mjs";
 import { startSandbox } from "./lib/upstream.mjs";
+import budgetReview from "./sections/budget-review.mjs";
 import coldStart from "./sections/cold-start.mjs";
 import context from "./sections/context.mjs";
 import http from "./sections/http.mjs";
@@ -23,6 +24,8 @@ const SECTIONS = {
   "cold-start": coldStart,
   memory,
   context,
+  // Before pagination, which adds budgets and upstream latency to the shared sandbox.
+  "budget-review": budgetReview,
   pagination,
   http,
 };

@@ -67,6 +67,17 @@ export function decodeArgs(value: unknown, schema: JsonSchema): unknown {
     if (accepts.has("boolean") && (trimmed === "true" || trimmed === "false")) return trimmed === "true";
     return value;
   }
+  // interface.md §6: a whole number where only text is expected (a folio or code: "id": 109) means its digits.
+  if (
+    typeof value === "number" &&
+    Number.isSafeInteger(value) &&
+    value >= 0 &&
+    accepts.has("string") &&
+    !accepts.has("number") &&
+    !accepts.has("integer")
+  ) {
+    return String(value);
+  }
   if (Array.isArray(value)) {
     const itemSchema = schema.items ?? schema.anyOf?.find((s) => s.items)?.items;
     return itemSchema ? value.map((v) => decodeArgs(v, itemSchema)) : value;

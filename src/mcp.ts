@@ -11,14 +11,19 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  type GetPromptResult,
   isInitializeRequest,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  type Prompt,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 
-export type { CallToolResult };
+export type { CallToolResult, GetPromptResult };
 export type ToolListing = Tool;
+export type PromptListing = Prompt;
 export { isInitializeRequest };
 
 /** What a tool call may do with the client, without knowing the SDK. */
@@ -36,6 +41,10 @@ export interface ProtocolHandlers {
   listTools(): ToolListing[];
   /** Returns undefined for an unknown tool name (answered as a JSON-RPC error). */
   callTool(name: string, args: unknown, context: CallContext): Promise<CallToolResult | undefined>;
+  /** Present when the server offers prompts (advertises the `prompts` capability). */
+  listPrompts?(): PromptListing[];
+  /** Undefined for an unknown prompt; throws with the fix for a bad argument (both invalid params). */
+  getPrompt?(name: string, args: Record<string, string>): GetPromptResult | undefined;
 }
 
 export interface ProtocolServer {
@@ -48,9 +57,35 @@ export function createProtocolServer(
   instructions: string,
   handlers: ProtocolHandlers,
 ): ProtocolServer {
-  const server = new Server(info, { capabilities: { tools: { listChanged: false } }, instructions });
+  const prompts =
+    handlers.listPrompts && handlers.getPrompt
+      ? { list: handlers.listPrompts, get: handlers.getPrompt }
+      : undefined;
+  const server = new Server(info, {
+    capabilities: { tools: { listChanged: false }, ...(prompts ? { prompts: { listChanged: false } } : {}) },
+    instructions,
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: handlers.listTools() }));
+
+  if (prompts) {
+    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
+    server.setRequestHandler(GetPromptRequestSchema, (request) => {
+      let result: GetPromptResult | undefined;
+      try {
+        result = prompts.get(request.params.name, request.params.arguments ?? {});
+      } catch (error) {
+        throw new McpError(ErrorCode.InvalidParams, (error as Error).message);
+      }
+      if (result === undefined) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown prompt: ${request.params.name}. Call prompts/list for the available prompts.`,
+        );
+      }
+      return result;
+    });
+  }
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const progressToken = request.params._meta?.progressToken;

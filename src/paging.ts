@@ -8,6 +8,9 @@ import type { Page } from "./client/types.js";
 /** The API's page-size maximum (api-spec §8). */
 export const MAX_PAGE_SIZE = 100;
 
+/** Records one `all: true` call (or one budget review) reads unless `max_records` says otherwise. */
+export const DEFAULT_MAX_RECORDS = 1000;
+
 /**
  * Pages in flight at once when walking every page: 1,000 records arrive in one wave after the
  * first page, far below the platform's 200 requests a minute (upstream-notes, 406).
@@ -115,11 +118,18 @@ async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions): Pro
   const items = pages.flat().slice(0, maxRecords);
   const total = Math.max(first.total, start + items.length);
   const omitted = Math.max(0, total - start - items.length);
+  // upstream-notes: when `total` only repeats the first page's length, a walk stopped by the cap
+  // on a full page cannot know it saw everything: offer the next offset rather than claim the end.
+  const maybeMore =
+    items.length === maxRecords &&
+    first.total <= first.data.length &&
+    last.length > 0 &&
+    repeatedPageAt === null;
   return {
     items,
     total,
     start,
-    nextStart: omitted > 0 ? start + items.length : null,
+    nextStart: omitted > 0 || maybeMore ? start + items.length : null,
     omitted,
     pages: pages.length,
     repeatedPageAt,

@@ -20,6 +20,7 @@ import {
   type ProtocolServer,
   type ToolListing,
 } from "./mcp.js";
+import { ALL_PROMPTS } from "./prompts/index.js";
 import type { AnyTool, ToolContext } from "./tool.js";
 
 export interface ServerDeps {
@@ -86,7 +87,8 @@ export function selectTools(selection: ToolSelection): {
 }
 
 const SANDBOX_FLAG = {
-  sandbox: z.literal(true).optional().describe("Present and true when the data is simulated."),
+  // Self-explanatory by name; a description here would cost context in every tool's listing.
+  sandbox: z.literal(true).optional(),
 };
 
 interface Prepared {
@@ -158,7 +160,26 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
       if (!entry) return undefined;
       return runTool(entry, args, call, deps, options);
     },
+    ...promptHandlers(new Set(options.tools.map((t) => t.name))),
   });
+}
+
+/** The prompts whose tools are all registered (review_budgets needs query_budgets). */
+function promptHandlers(toolNames: Set<string>) {
+  const prompts = new Map(
+    ALL_PROMPTS.filter((p) => p.tools.every((t) => toolNames.has(t))).map((p) => [p.name, p]),
+  );
+  if (prompts.size === 0) return {};
+  return {
+    listPrompts: () =>
+      [...prompts.values()].map(({ name, title, description, arguments: args }) => ({
+        name,
+        title,
+        description,
+        arguments: args,
+      })),
+    getPrompt: (name: string, args: Record<string, string>) => prompts.get(name)?.render(args),
+  };
 }
 
 async function runTool(

@@ -4,19 +4,22 @@
  */
 import { z } from "zod";
 import type { Page } from "../src/client/types.js";
-import { collectPages, MAX_PAGE_SIZE } from "../src/paging.js";
+import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "../src/paging.js";
 import { decimalProblem } from "../src/plain-decimal.js";
 import type { ToolContext } from "../src/tool.js";
 
 /** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** A non-empty string of at most `max` characters (the emptiness check stays out of the JSON Schema to save context). */
+/**
+ * A non-empty string of at most `max` characters. Both checks stay out of the JSON Schema: they
+ * cost every session context, and the validator answers a breach with its own clear message.
+ */
 export const text = (max: number, what?: string) => {
   const schema = z
     .string()
-    .max(max)
     .refine((v) => v.trim() !== "", { error: "must not be empty" })
+    .refine((v) => v.length <= max, { error: `must be at most ${max} characters` })
     .refine((v) => !LONE_SURROGATE.test(v), {
       error: "contains an invalid Unicode character (a lone surrogate)",
     });
@@ -35,7 +38,6 @@ export const limit = (fallback: number) =>
 
 export const all = z.boolean().optional().describe("Fetch all pages.");
 
-export const DEFAULT_MAX_RECORDS = 1000;
 export const maxRecords = z
   .number()
   .int()
@@ -44,7 +46,7 @@ export const maxRecords = z
   .optional()
   .describe(`Cap for all=true (default ${DEFAULT_MAX_RECORDS}).`);
 
-export const isoDate = (what: string) => text(40, `${what}, ISO 8601 (no offset = UTC).`).optional();
+export const isoDate = (what: string) => text(40, what).optional();
 
 /** Pagination facts every list result states. */
 export const pageInfo = {

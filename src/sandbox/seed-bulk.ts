@@ -28,12 +28,19 @@ function ymdhms(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
+/**
+ * `decimals` as the platform prints the currency (pesos chilenos have none). Three currencies
+ * share the symbol "$"; deployments name currencies in English or Spanish, and may name one no
+ * ISO 4217 code stands for (an internal credit), so the seed has all of these.
+ */
 const CURRENCIES = [
-  { id: 1, description: "US Dollar", symbol: "$", exchange: 1 },
-  { id: 2, description: "Euro", symbol: "€", exchange: 1 },
-  { id: 3, description: "Chilean Peso", symbol: "$", exchange: 950 },
-  { id: 4, description: "Mexican Peso", symbol: "$", exchange: 17 },
+  { id: 1, description: "US Dollar", symbol: "$", exchange: 1, decimals: 2 },
+  { id: 2, description: "Euro", symbol: "€", exchange: 1, decimals: 2 },
+  { id: 3, description: "Chilean Peso", symbol: "$", exchange: 950, decimals: 0 },
+  { id: 4, description: "Mexican Peso", symbol: "$", exchange: 17, decimals: 2 },
 ] as const;
+const SPANISH_NAMES: Record<number, string> = { 3: "Peso chileno", 4: "Peso mexicano" };
+const INTERNAL_CREDIT = { id: 5, description: "Crédito interno", symbol: "CI", exchange: 1, decimals: 2 };
 
 const ASSETS = [
   { name: "Conveyor CV-01", group: "Conveyors", g1: "Line 1", g2: "Mechanical" },
@@ -99,6 +106,25 @@ const LINES = [
   { type: 3, desc: "External calibration", hrl: null, stl: "External calibration", cost: 120 },
 ] as const;
 
+const roundTo = (n: number, decimals: number) => Math.round(n * 10 ** decimals) / 10 ** decimals;
+
+/** Two lines of 0.10 and 0.20: a float sum gives 0.30000000000000004. */
+function centLines(companyId: number) {
+  return [0.1, 0.2].map((cost) => ({
+    id_company: companyId,
+    type_resource: 1,
+    qty: 1,
+    unit_cost_company: cost,
+    total_cost_company: cost,
+    unit_cost: cost,
+    total_cost: cost,
+    id_taxes: 1,
+    hrl_description: null,
+    items_log_description: "Washer M6",
+    stl_description: null,
+  }));
+}
+
 function budget(rnd: Rnd, now: number, companyId: number, i: number, woIndex: number): StoredBudget {
   // About 45% of the budgets fall in the last 30 days, the rest spread over ~90 days.
   const ageDays = i % 20 < 9 ? rnd() * 29 : rnd() * 90;
@@ -110,8 +136,12 @@ function budget(rnd: Rnd, now: number, companyId: number, i: number, woIndex: nu
   const final = woState === 1 ? null : initial + int(rnd, 4, 240) * 3_600_000;
   const status = pick(rnd, [1, 1, 2, 2, 2, 3] as const);
   const approval = status === 1 ? null : Math.min(budgetCreated + int(rnd, 1, 96) * 3_600_000, now - 30_000);
-  const currency =
+  const drawn =
     i % 9 === 0 ? CURRENCIES[2] : i % 13 === 0 ? CURRENCIES[3] : pick(rnd, CURRENCIES.slice(0, 2));
+  // Replaced after the draw, so the PRNG sequence (and every other record) stays as it was.
+  const currency = i % 29 === 7 ? INTERNAL_CREDIT : drawn;
+  const currencyName =
+    i % 2 === 1 ? (SPANISH_NAMES[currency.id] ?? currency.description) : currency.description;
   const asset = pick(rnd, ASSETS);
   const tp = pick(rnd, THIRD_PARTIES);
   const cc = pick(rnd, COST_CENTERS);
@@ -120,7 +150,7 @@ function budget(rnd: Rnd, now: number, companyId: number, i: number, woIndex: nu
   const listItems = Array.from({ length: nLines }, () => {
     const l = pick(rnd, LINES);
     const qty = l.type === 2 ? int(rnd, 1, 16) / 2 : int(rnd, 1, 10);
-    const unit = round2(l.cost * currency.exchange);
+    const unit = roundTo(l.cost * currency.exchange, currency.decimals);
     return {
       id_company: companyId,
       type_resource: l.type,
@@ -128,7 +158,7 @@ function budget(rnd: Rnd, now: number, companyId: number, i: number, woIndex: nu
       unit_cost_company: l.cost,
       total_cost_company: round2(l.cost * qty),
       unit_cost: unit,
-      total_cost: round2(unit * qty),
+      total_cost: roundTo(unit * qty, currency.decimals),
       id_taxes: 1,
       hrl_description: l.hrl,
       items_log_description: l.desc,
@@ -173,14 +203,15 @@ function budget(rnd: Rnd, now: number, companyId: number, i: number, woIndex: nu
     items_groups_1_description: asset.g1,
     items_groups_2_description: asset.g2,
     conditions_description: cond.description,
-    currency_description: currency.description,
+    currency_description: currencyName,
     symbol: currency.symbol,
     wo_folio: String(4000 + woIndex),
     id_status_work_order: woState,
     final_date: final === null ? null : ymdhms(final),
     user_assigned: pick(rnd, USERS),
     parent_description: i % 3 === 0 ? "" : "Plant 1",
-    list_items: listItems,
+    // Some budgets have no lines yet; folio 104 has cent lines whose float sum drifts (0.1 + 0.2).
+    list_items: i % 31 === 11 ? [] : i === 4 && companyId === 1 ? centLines(companyId) : listItems,
     approval_date: approval === null ? null : ymd(approval),
   };
   return {

@@ -66,7 +66,13 @@ function nested(depth: number): unknown {
   for (let i = 0; i < depth; i++) v = i % 2 === 0 ? [v] : { a: v };
   return v;
 }
-const notString = fc.oneof(fc.integer(), fc.double(), fc.boolean(), garbage);
+// A non-negative whole number is text's digits ("id": 109 is "109", interface.md §6), so not invalid.
+const notString = fc.oneof(
+  fc.integer({ max: -1 }),
+  fc.double().filter((d) => !(Number.isSafeInteger(d) && d >= 0)),
+  fc.boolean(),
+  garbage,
+);
 const blank = fc.constantFrom("", " ", "\t", "\n  \n", "\u00a0", "\u3000 ");
 const tooLong = (max: number) =>
   fc.oneof(

@@ -73,4 +73,20 @@ describe("decodeArgs", () => {
     expect(parsed.success).toBe(false);
     expect(JSON.stringify(parsed.error?.issues)).toContain("__proto__");
   });
+
+  it("reads a whole number as its digits where only text is expected (folios, codes), nothing else", () => {
+    const schema = schemaOf(QueryBudgetsInput);
+    expect(decodeArgs({ id: 109, wo_folio: 4001, cost_center: 701 }, schema)).toEqual({
+      id: "109",
+      wo_folio: "4001",
+      cost_center: "701",
+    });
+    // Numbers stay numbers where the schema takes them, and odd numbers stay for the validator.
+    expect(decodeArgs({ status: 1, limit: 5, min_total: 10 }, schema)).toEqual({
+      status: 1,
+      limit: 5,
+      min_total: 10,
+    });
+    expect(decodeArgs({ id: -3, wo_folio: 1.5 }, schema)).toEqual({ id: -3, wo_folio: 1.5 });
+  });
 });

@@ -57,6 +57,32 @@ describe("collectPages", () => {
     expect(r.omitted).toBe(0);
   });
 
+  it("offers the next page when a full single page reports total = its length (upstream-notes)", async () => {
+    const { fetch } = endpoint(230, (page) => page.length);
+    const first = await collectPages(fetch, { start: 0, limit: 25, all: false, maxRecords: 1000 });
+    expect(first).toMatchObject({ total: 25, nextStart: 25 });
+    const last = await collectPages(fetch, { start: 225, limit: 25, all: false, maxRecords: 1000 });
+    expect(last).toMatchObject({ total: 5, nextStart: null });
+  });
+
+  it("does not claim the end when max_records stops a walk whose total is the page length", async () => {
+    const { fetch } = endpoint(230, (page) => page.length);
+    for (const maxRecords of [50, 200]) {
+      const r = await collectPages(fetch, { start: 0, limit: 25, all: true, maxRecords });
+      expect(r.items).toHaveLength(maxRecords);
+      expect(r.nextStart).toBe(maxRecords);
+    }
+    // A page shorter than asked is the end, whatever total says.
+    const whole = await collectPages(endpoint(40, (page) => page.length).fetch, {
+      start: 0,
+      limit: 25,
+      all: true,
+      maxRecords: 50,
+    });
+    expect(whole).toMatchObject({ nextStart: null, omitted: 0 });
+    expect(whole.items).toHaveLength(40);
+  });
+
   it("stops on a repeated page instead of looping", async () => {
     const page = Array.from({ length: 100 }, (_, i) => i);
     const r = await collectPages(async () => ({ data: page, total: 100 }), {

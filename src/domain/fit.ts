@@ -1,0 +1,29 @@
+/**
+ * Results fit the host (interface.md §6): at most about 20,000 tokens, i.e. 80,000 characters of
+ * text and 80,000 of serialized structuredContent. A list is cut at a record boundary, never in
+ * the middle of one, and the caller reports where to go on.
+ */
+
+/** Characters allowed for each of text and structuredContent. */
+export const RESULT_MAX_CHARS = 80_000;
+/** Kept free for everything around the records (page facts, notes, headers). */
+const RESERVE = 4_000;
+
+/**
+ * How many of `items` (a prefix, at least one) fit when each costs `structured(item)` characters
+ * of JSON and `text(item)` characters of text.
+ */
+export function fitCount<T>(
+  items: readonly T[],
+  cost: { structured: (item: T) => number; text: (item: T) => number },
+  max = RESULT_MAX_CHARS,
+): number {
+  let json = 0;
+  let text = 0;
+  for (let i = 0; i < items.length; i++) {
+    json += cost.structured(items[i]!) + 1;
+    text += cost.text(items[i]!) + 1;
+    if (json > max - RESERVE || text > max - RESERVE) return Math.max(i, 1);
+  }
+  return items.length;
+}

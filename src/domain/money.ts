@@ -1,0 +1,138 @@
+/**
+ * Money without ambiguity (interface.md §6). Currency names as the API sends them ("US Dollar",
+ * "Peso chileno", "pesos mexicanos") map to ISO 4217 codes through the platform's own currency
+ * data (Intl, English and Spanish names), never a hand-written table; a name that maps to no code,
+ * or to two, stays as written and is flagged. Amounts are exact decimals (BigInt at a fixed
+ * scale), summed without float drift and rounded once, to the currency's digits, for display.
+ */
+
+/** A currency as results show it: an ISO code, or the API's description when it maps to none. */
+export interface Currency {
+  /** ISO 4217 code, or the description as the API wrote it when unmapped. */
+  code: string;
+  /** False when `code` is the raw description (no ISO code found). */
+  mapped: boolean;
+}
+
+/** Lower case, no accents or punctuation ("U.S." is "us"), each word in the singular (English and Spanish plural endings). */
+export function normalizeName(name: string): string {
+  return name
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/\./g, "")
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()
+    .split(" ")
+    .map((w) =>
+      w.length > 3 && /[rlndzj]es$/.test(w)
+        ? w.slice(0, -2)
+        : w.length > 3 && /[^s]s$/.test(w)
+          ? w.slice(0, -1)
+          : w,
+    )
+    .join(" ");
+}
+
+let names: Map<string, string | null> | undefined;
+
+/** normalized name → code (null when two codes share the name), built once from Intl. */
+function nameTable(): Map<string, string | null> {
+  if (names) return names;
+  const table = new Map<string, string | null>();
+  const add = (name: string | undefined, code: string) => {
+    if (!name) return;
+    const key = normalizeName(name);
+    const seen = table.get(key);
+    table.set(key, seen === undefined || seen === code ? code : null);
+  };
+  const display = ["en", "es"].map((locale) => new Intl.DisplayNames([locale], { type: "currency" }));
+  for (const code of Intl.supportedValuesOf("currency")) {
+    add(code, code);
+    for (const d of display) add(d.of(code), code);
+  }
+  names = table;
+  return table;
+}
+
+/** The currency a description names; unmapped (kept verbatim) when Intl knows no single code for it. */
+export function currencyOf(description: string | null | undefined): Currency {
+  const raw = (description ?? "").trim();
+  if (raw === "") return { code: "unknown", mapped: false };
+  const code = nameTable().get(normalizeName(raw));
+  return code ? { code, mapped: true } : { code: raw, mapped: false };
+}
+
+/** Whether a user's currency argument (code or name, any case) designates this currency. */
+export function currencyMatches(wanted: string, currency: Currency): boolean {
+  const asked = currencyOf(wanted);
+  if (asked.mapped) return currency.mapped && asked.code === currency.code;
+  return normalizeName(wanted) === normalizeName(currency.code);
+}
+
+/** Digits after the decimal point in the currency's usual notation (2 when unknown). */
+export function fractionDigits(currency: Currency): number {
+  if (!currency.mapped) return 2;
+  return new Intl.NumberFormat("en", { style: "currency", currency: currency.code }).resolvedOptions()
+    .maximumFractionDigits!;
+}
+
+/** Exact decimal: an integer count of 10^-SCALE units. */
+export type Exact = bigint;
+const SCALE = 6;
+const ONE = 10n ** BigInt(SCALE);
+
+/** A number or numeric text as the API wrote it, read exactly (0.1 is 100000 units, not 0.1000000000000000055...). */
+export function exact(value: number | string): Exact {
+  const text = typeof value === "number" ? numberText(value) : value.trim();
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
+  if (!m || (m[2] === "" && (m[3] ?? "") === "")) throw new RangeError(`not a decimal amount: ${value}`);
+  const frac = (m[3] ?? "").padEnd(SCALE + 1, "0");
+  let units = BigInt(m[2] || "0") * ONE + BigInt(frac.slice(0, SCALE));
+  if (Number(frac[SCALE]) >= 5) units += 1n;
+  return m[1] === "-" ? -units : units;
+}
+
+/** Shortest decimal text of a number (no exponent for the magnitudes money has). */
+function numberText(n: number): string {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite amount: ${n}`);
+  const s = String(n);
+  return /e/i.test(s) ? n.toFixed(SCALE) : s;
+}
+
+export const sum = (values: Iterable<Exact>): Exact => {
+  let total = 0n;
+  for (const v of values) total += v;
+  return total;
+};
+
+/** Rounded half away from zero to `digits` decimals, as an integer of 10^-digits units. */
+function rounded(value: Exact, digits: number): bigint {
+  const step = 10n ** BigInt(SCALE - digits);
+  const half = step / 2n;
+  const abs = value < 0n ? -value : value;
+  const q = (abs + half) / step;
+  return value < 0n ? -q : q;
+}
+
+/** The amount as a JSON number, rounded to the currency's digits (the closest double to that decimal). */
+export function toNumber(value: Exact, currency: Currency): number {
+  return Number(decimalText(value, fractionDigits(currency)));
+}
+
+function decimalText(value: Exact, digits: number): string {
+  const q = rounded(value, digits);
+  const sign = q < 0n ? "-" : "";
+  const s = (q < 0n ? -q : q).toString().padStart(digits + 1, "0");
+  return digits === 0 ? `${sign}${s}` : `${sign}${s.slice(0, -digits)}.${s.slice(-digits)}`;
+}
+
+/** "USD 744.00", "CLP 51,300", or "Puntos (unmapped currency) 10.00": code first, grouped digits, never a bare symbol. */
+export function formatMoney(value: Exact | number, currency: Currency): string {
+  const digits = fractionDigits(currency);
+  const text = decimalText(typeof value === "bigint" ? value : exact(value), digits);
+  const [int, frac] = text.replace("-", "").split(".");
+  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const amount = `${text.startsWith("-") ? "-" : ""}${grouped}${frac === undefined ? "" : `.${frac}`}`;
+  return currency.mapped ? `${currency.code} ${amount}` : `${currency.code} (unmapped currency) ${amount}`;
+}

@@ -1,0 +1,73 @@
+/**
+ * Prompt `review_budgets` (interface.md §6): walks an assistant through a budget review in a few
+ * query_budgets calls (totals by status and currency, the pending queue by age, the largest
+ * pending per currency, concentration by cost center and third party, budgets needing a second
+ * look), never adding amounts of different currencies.
+ */
+import { PromptArgumentError, type PromptDefinition } from "./types.js";
+
+const DAY = 86_400_000;
+const MAX_DAYS = 3650;
+
+function periodDays(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 30;
+  const n = Number(raw.trim());
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DAYS) {
+    throw new PromptArgumentError(
+      `period_days must be a whole number of days from 1 to ${MAX_DAYS}, got "${raw}"`,
+    );
+  }
+  return n;
+}
+
+const optional = (raw: string | undefined) =>
+  raw === undefined || raw.trim() === "" ? undefined : raw.trim();
+
+const reviewBudgets: PromptDefinition = {
+  name: "review_budgets",
+  title: "Review work-order budgets",
+  description:
+    "Review the work-order budgets of a period: totals per status and currency, the pending queue by age, the largest pending budgets, concentration by cost center and third party, and budgets that need a second look.",
+  arguments: [
+    { name: "period_days", description: "Days back from today to review (default 30).", required: false },
+    { name: "currency", description: "Only this currency (ISO code or name).", required: false },
+    { name: "cost_center", description: "Only this cost center (description or id).", required: false },
+  ],
+  tools: ["query_budgets"],
+  render(args, now = new Date()) {
+    const days = periodDays(args.period_days);
+    const currency = optional(args.currency);
+    const costCenter = optional(args.cost_center);
+    const since = new Date(now.getTime() - days * DAY).toISOString().slice(0, 10);
+    const scope = {
+      since,
+      ...(currency ? { currency } : {}),
+      ...(costCenter ? { cost_center: costCenter } : {}),
+    };
+    const call = (extra: Record<string, unknown>) =>
+      `query_budgets ${JSON.stringify({ ...scope, ...extra })}`;
+    const focus = [currency && `currency ${currency}`, costCenter && `cost center ${costCenter}`].filter(
+      Boolean,
+    );
+    const text = [
+      `Review the work-order budgets created in the last ${days} days (since ${since})${focus.length ? `, limited to ${focus.join(" and ")}` : ""}.`,
+      "",
+      "Rules: every amount is in one currency; write it with its ISO code (USD 1,250.00) and never add, compare or rank amounts of different currencies. If a result says a currency is unmapped, report it under its name. If a result's review says capped: true, say the figures are partial, or repeat the call with a higher max_records.",
+      "",
+      "Steps (each call answers from the server's own sums; do not download every budget to add them up):",
+      `1. Totals by status and currency: ${call({ group_by: ["status", "currency"] })}`,
+      `2. Pending queue by age: ${call({ status: "pending", group_by: ["currency"] })} gives the age of the oldest pending budget per currency; then ${call({ status: "pending", sort: "date_asc", limit: 10 })} lists the ten waiting longest.`,
+      `3. Largest pending budgets: for each currency seen in step 1, ${call({ status: "pending", currency: currency ?? "<code>", sort: "total_desc", limit: 3 })}.`,
+      `4. Concentration: ${call({ group_by: ["cost_center", "currency"] })} and ${call({ group_by: ["third_party", "currency"] })}; name the largest share within each currency.`,
+      `5. Second look: page through ${call({ all: true })} (follow next_start until it is null) and list budgets with a discount other than 0, budgets with line_count 0 (no lines), and work orders (wo_folio) that have two or more budgets.`,
+      "",
+      "Finish with a short report: one table of totals per status and currency, then the findings of steps 2 to 5, each with folios and amounts with their currency codes.",
+    ].join("\n");
+    return {
+      description: `Budget review of the last ${days} days`,
+      messages: [{ role: "user", content: { type: "text", text } }],
+    };
+  },
+};
+
+export default reviewBudgets;
