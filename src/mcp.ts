@@ -11,8 +11,8 @@ import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   acceptedContent,
-  CLIENT_CAPABILITIES_META_KEY,
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   createRequestStateCodec,
   type GetPromptResult,
@@ -21,8 +21,8 @@ import {
   inputResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
-  type Prompt,
   PROTOCOL_VERSION_META_KEY,
+  type Prompt,
   ProtocolError,
   ProtocolErrorCode,
   type RequestStateCodec,
@@ -55,8 +55,8 @@ export interface CallContext {
    * (the caller lets it through: nothing was written).
    */
   confirm(message: string): Promise<Confirmation>;
-  /** Why confirmation is unsupported for this client, for the refusal message. */
-  unsupportedReason(): string;
+  /** Why confirmation is unsupported for this client, and what to do, for the refusal message. */
+  unsupportedReason(): { why: string; fix: string };
 }
 
 /**
@@ -213,18 +213,28 @@ class ToolServer extends Server {
     return async (request, ctx) => {
       const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
       const args = params?.arguments;
-      if (params === undefined || typeof params.name !== "string" || args === undefined || isPlainObject(args)) {
+      if (
+        params === undefined ||
+        typeof params.name !== "string" ||
+        args === undefined ||
+        isPlainObject(args)
+      ) {
         return wrapped(request, ctx);
       }
       if (typeof args === "string") {
         const decoded = parseObject(args);
-        if (decoded !== undefined) return wrapped({ ...request, params: { ...params, arguments: decoded } }, ctx);
+        if (decoded !== undefined)
+          return wrapped({ ...request, params: { ...params, arguments: decoded } }, ctx);
       }
       return this.runCall(params.name, args, ctx);
     };
   }
 
-  async runCall(name: string, args: unknown, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  async runCall(
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const context = callContext(this, ctx, name, args);
     let result: CallToolResult | undefined;
     try {
@@ -274,12 +284,7 @@ function elicitationOf(server: Server, ctx: ServerContext): boolean {
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
-function callContext(
-  server: Server,
-  ctx: ServerContext,
-  tool: string,
-  args: unknown,
-): CallContext {
+function callContext(server: Server, ctx: ServerContext, tool: string, args: unknown): CallContext {
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const modern = envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
   const overHttp = ctx.http !== undefined;
@@ -297,14 +302,23 @@ function callContext(
     },
     unsupportedReason() {
       if (!modern && overHttp) {
-        return "this client speaks MCP 2025-11-25 over HTTP, which this server serves statelessly, so it cannot ask the user mid-call. Use a client that speaks 2026-07-28, or connect over stdio";
+        return {
+          why: "this client speaks MCP 2025-11-25 over HTTP, which this server serves statelessly, so it cannot show a confirmation prompt mid-call",
+          fix: "Use a client that speaks MCP 2026-07-28, or connect over stdio",
+        };
       }
-      return "this MCP client cannot show a confirmation prompt (it declared no elicitation support). Use a client that supports elicitation";
+      return {
+        why: "this MCP client cannot show a confirmation prompt (it declared no elicitation support)",
+        fix: "Use a client that supports elicitation",
+      };
     },
     async confirm(message) {
       const state = ctx.mcpReq.requestState<ConfirmState | string>();
       const bound =
-        typeof state === "object" && state !== null && state.tool === tool && state.args === argsHash(args ?? {});
+        typeof state === "object" &&
+        state !== null &&
+        state.tool === tool &&
+        state.args === argsHash(args ?? {});
       if (bound) {
         const answer = inputResponse(ctx.mcpReq.inputResponses, "confirm");
         if (answer.kind === "elicit" && answer.action !== "accept") return "declined";

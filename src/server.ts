@@ -257,8 +257,9 @@ async function runTool(
       if (!options.confirmWrites) return;
       const answer = await call.confirm(summary);
       if (answer === "unsupported") {
+        const { why, fix } = call.unsupportedReason();
         throw new NotConfirmedError(
-          `This server runs with --confirm-writes, and ${call.unsupportedReason()}, or restart the server without --confirm-writes. Nothing was written.`,
+          `This server runs with --confirm-writes, and ${why}, so nothing was written. ${fix}, or restart the server without --confirm-writes.`,
         );
       }
       if (answer === "declined") {

@@ -7,7 +7,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../logger.js";
-import { type JSONRPCMessage, parseMessage, type ProtocolServer, serveStdioWire, type Wire } from "../mcp.js";
+import { type JSONRPCMessage, type ProtocolServer, parseMessage, serveStdioWire, type Wire } from "../mcp.js";
 
 /** Default cap on one stdio message (the SDK's own read-buffer default). */
 export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -130,7 +130,10 @@ export class LineWire implements Wire {
     this.#chunks = [];
     this.#size = 0;
     this.#oversize = undefined;
-    if (over) return this.#refuseOversize(over);
+    if (over) {
+      this.#refuseOversize(over);
+      return;
+    }
     if (line.trim() === "") return;
     let json: unknown;
     try {
