@@ -21,6 +21,7 @@ import {
   inputResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  MissingRequiredClientCapabilityError,
   PROTOCOL_VERSION_META_KEY,
   type Prompt,
   ProtocolError,
@@ -60,15 +61,27 @@ export interface CallContext {
 }
 
 /**
+ * A control-flow signal from CallContext to this module, through the tool wrapper (which lets it
+ * pass: it is not a tool failure). Nothing has been written when one is thrown.
+ */
+export class ProtocolSignal extends Error {}
+
+/**
  * Thrown by CallContext.confirm when the approval must be asked first: the call ends with an
  * `input_required` result and resumes when the client answers. Nothing has been written.
  */
-export class ConfirmationPending extends Error {
+export class ConfirmationPending extends ProtocolSignal {
   override readonly name = "ConfirmationPending";
   constructor(readonly summary: string) {
     super("awaiting the user's confirmation; nothing was written");
   }
 }
+
+/**
+ * Thrown by CallContext.confirm for a 2026-07-28 client that declared no elicitation: the spec
+ * requires a MissingRequiredClientCapabilityError (-32021, HTTP 400) naming the capability.
+ */
+class CapabilityRequired extends ProtocolSignal {}
 
 export interface ProtocolHandlers {
   listTools(): ToolListing[];
@@ -240,6 +253,12 @@ class ToolServer extends Server {
     try {
       result = await this.handlers.callTool(name, args, context);
     } catch (error) {
+      if (error instanceof CapabilityRequired) {
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { elicitation: { form: {} } } },
+          error.message,
+        );
+      }
       if (!(error instanceof ConfirmationPending)) throw error;
       return inputRequired({
         inputRequests: {
@@ -325,7 +344,12 @@ function callContext(server: Server, ctx: ServerContext, tool: string, args: unk
         const content = acceptedContent(ctx.mcpReq.inputResponses, "confirm", ConfirmAnswer);
         if (content !== undefined) return content.confirm ? "approved" : "declined";
       }
-      if (!elicitationOf(server, ctx)) return "unsupported";
+      if (!elicitationOf(server, ctx)) {
+        if (!modern) return "unsupported";
+        throw new CapabilityRequired(
+          `This server runs with --confirm-writes: ${tool} must ask the user to approve the write, which needs the client capability elicitation (form). Declare it in io.modelcontextprotocol/clientCapabilities, or restart the server without --confirm-writes. Nothing was written.`,
+        );
+      }
       // Unbound or missing state, or no answer yet: ask (again). A fresh state binds this call.
       throw new ConfirmationPending(message);
     },

@@ -16,10 +16,10 @@ import type { Logger } from "./logger.js";
 import {
   type CallContext,
   type CallToolResult,
-  ConfirmationPending,
   createProtocolServer,
   createStateSigner,
   type ProtocolServer,
+  ProtocolSignal,
   type StateSigner,
   type ToolListing,
 } from "./mcp.js";
@@ -296,7 +296,7 @@ async function runTool(
       content: [{ type: "text", text: deps.sandbox ? `[sandbox] ${text}` : text }],
     };
   } catch (error) {
-    if (error instanceof ConfirmationPending) {
+    if (error instanceof ProtocolSignal) {
       audit("awaiting_confirmation");
       throw error;
     }

@@ -227,9 +227,11 @@ describe("stateless HTTP, both eras", () => {
         { name: "create_warehouse_entry", arguments: entry("HTTP-NOCAP") },
         {},
       );
-      expect(noElicit.body.result.isError).toBe(true);
-      expect(noElicit.body.result.content[0]?.text).toMatch(
-        /cannot show a confirmation prompt.*nothing was written/,
+      // 2026-07-28: the spec's MissingRequiredClientCapabilityError (-32021, HTTP 400), with the fix.
+      expect(noElicit.status).toBe(400);
+      expect(noElicit.body.error?.code).toBe(-32021);
+      expect(noElicit.body.error?.message).toMatch(
+        /needs the client capability elicitation.*Nothing was written/,
       );
 
       const legacy = new Client1(
