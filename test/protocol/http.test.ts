@@ -14,18 +14,18 @@ import { SEED } from "../../src/sandbox/index.js";
 import { createServer, selectTools } from "../../src/server.js";
 import { type HttpOptions, startHttp } from "../../src/transports/http.js";
 import { textOf } from "../helpers/mcp.js";
-import { useSandbox } from "../helpers/sandbox.js";
+import { captureLogger, useSandbox } from "../helpers/sandbox.js";
 
 const fx = useSandbox();
 const quiet = createLogger({ level: "error", sink: () => {} });
 const MODERN = "2026-07-28";
 
-async function serve(options: Partial<HttpOptions>, confirmWrites = false) {
+async function serve(options: Partial<HttpOptions>, confirmWrites = false, logger = quiet) {
   const stopping = new AbortController();
   const { tools } = selectTools({ readOnly: false, hubAvailable: true });
   const deps = {
     clients: fx.clients(),
-    logger: quiet,
+    logger,
     idempotency: new IdempotencyStore(),
     sandbox: true,
     version: "test",
@@ -253,6 +253,35 @@ describe("stateless HTTP, both eras", () => {
       await http.close();
     }
   });
+
+  it("a 2026 client's cancellation (closing the request stream) aborts the running call", async () => {
+    const { logger, lines } = captureLogger("info");
+    const http = await serve({}, false, logger);
+    fx.sb.faults.latency(5_000, "POST /api/warehouse_entries_orders");
+    try {
+      const client = await modernClient(http.url);
+      const abort = new AbortController();
+      const call = client.callTool(
+        { name: "create_warehouse_entry", arguments: entry("HTTP-CANCEL") },
+        { signal: abort.signal },
+      );
+      await new Promise((r) => setTimeout(r, 400));
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      const audited = async () => {
+        for (let i = 0; i < 40 && !lines.some((l) => l.includes('"outcome":"cancelled"')); i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return lines.filter((l) => l.includes('"audit":true')).map((l) => JSON.parse(l).outcome);
+      };
+      // Well before the upstream's 5 s answer: the handler's signal was aborted.
+      expect(await audited()).toEqual(["cancelled"]);
+      await client.close();
+    } finally {
+      fx.sb.faults.latency(0, "POST /api/warehouse_entries_orders");
+      await http.close();
+    }
+  }, 20_000);
 
   it("answers null or non-object arguments with a clear tool error in both eras", async () => {
     const http = await serve({});
