@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotoc
 import { describe, expect, it } from "vitest";
 import { IdempotencyStore } from "../../src/idempotency.js";
 import { createLogger } from "../../src/logger.js";
+import { createStateSigner, type StateSigner } from "../../src/mcp.js";
 import { SEED } from "../../src/sandbox/index.js";
 import { createServer, selectTools } from "../../src/server.js";
 import { type HttpOptions, startHttp } from "../../src/transports/http.js";
@@ -20,7 +21,12 @@ const fx = useSandbox();
 const quiet = createLogger({ level: "error", sink: () => {} });
 const MODERN = "2026-07-28";
 
-async function serve(options: Partial<HttpOptions>, confirmWrites = false, logger = quiet) {
+async function serve(
+  options: Partial<HttpOptions>,
+  confirmWrites = false,
+  logger = quiet,
+  signer?: StateSigner,
+) {
   const stopping = new AbortController();
   const { tools } = selectTools({ readOnly: false, hubAvailable: true });
   const deps = {
@@ -30,6 +36,7 @@ async function serve(options: Partial<HttpOptions>, confirmWrites = false, logge
     sandbox: true,
     version: "test",
     stopping: stopping.signal,
+    ...(signer ? { signer } : {}),
   };
   return startHttp(() => createServer(deps, { tools, confirmWrites }), {
     host: "127.0.0.1",
@@ -215,6 +222,34 @@ describe("stateless HTTP, both eras", () => {
       expect(movementsWith("HTTP-TAMPER")).toBe(1);
     } finally {
       await http.close();
+    }
+  });
+
+  it("replicas sharing MCP_STATE_SECRET accept each other's requestState; others refuse it", async () => {
+    const secret = "replica-shared-secret-0123456789abcdef";
+    const [a, b] = await Promise.all([
+      serve({}, true, quiet, createStateSigner(secret)),
+      serve({}, true, quiet, createStateSigner(secret)),
+    ]);
+    const lone = await serve({}, true, quiet, createStateSigner());
+    try {
+      expect(() => createStateSigner("too short")).toThrow(/at least 32 bytes/);
+      const args = entry("HTTP-REPLICA");
+      const first = await post2026(a.url, "tools/call", { name: "create_warehouse_entry", arguments: args });
+      const retry = {
+        name: "create_warehouse_entry",
+        arguments: args,
+        requestState: first.body.result.requestState,
+        inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+      };
+      const elsewhere = await post2026(lone.url, "tools/call", retry);
+      expect(elsewhere.body.error?.code).toBe(-32602);
+      expect(movementsWith("HTTP-REPLICA")).toBe(0);
+      const replica = await post2026(b.url, "tools/call", retry);
+      expect(replica.body.result.isError).toBeFalsy();
+      expect(movementsWith("HTTP-REPLICA")).toBe(1);
+    } finally {
+      await Promise.all([a.close(), b.close(), lone.close()]);
     }
   });
 
