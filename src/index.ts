@@ -13,6 +13,7 @@ import { ConfigError } from "./errors/api-error.js";
 import { scrubText } from "./errors/redact.js";
 import { IdempotencyStore } from "./idempotency.js";
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "./logger.js";
+import { createStateSigner, type StateSigner } from "./mcp.js";
 import { createServer, selectTools } from "./server.js";
 import { VERSION } from "./version.js";
 
@@ -88,13 +89,26 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     );
   }
 
+  let signer: StateSigner;
+  try {
+    // MCP_STATE_SECRET: replicas behind one load balancer must verify each other's confirmation state.
+    signer = createStateSigner(env.MCP_STATE_SECRET || undefined);
+  } catch (error) {
+    await sandbox?.close();
+    return fail(`MCP_STATE_SECRET: ${(error as Error).message} (e.g. openssl rand -base64 48)`);
+  }
+
   const clients = createLazyClients(config, { logger: logger.child({ component: "client" }) });
+  // Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once.
+  const stopping = new AbortController();
   const deps = {
     clients,
     logger,
     idempotency: new IdempotencyStore({ ttlMs: (config.idempotencyTtlSeconds ?? 86_400) * 1000, logger }),
     sandbox: plan.sandbox,
     version: VERSION,
+    signer,
+    stopping: stopping.signal,
   };
   const makeServer = () => createServer(deps, { tools: selection.tools, confirmWrites: plan.confirmWrites });
   const shutdown = async () => {
@@ -111,6 +125,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
         token: config.httpToken,
         logger,
         version: VERSION,
+        abandon: () => stopping.abort(),
       });
     } catch (error) {
       await shutdown();
@@ -133,9 +148,12 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     return 0;
   }
   const { serveStdio } = await import("./transports/stdio.js");
-  const stopped = Promise.race([serveStdio(makeServer(), logger), waitForSignal()]);
-  await stopped;
+  const end = await Promise.race([serveStdio(makeServer, logger), waitForSignal()]);
   await shutdown();
+  if (typeof end === "object" && end.reason === "error") {
+    logger.error("stdio transport cannot go on; exiting", { error: end.error.message });
+    return 1;
+  }
   return 0;
 }
 

@@ -1,50 +1,99 @@
 /**
- * The one module that imports @modelcontextprotocol/sdk (1.32, protocol 2025-11-25), so a move
- * to the v2 SDK touches only this file. It adapts the SDK's low-level Server to two plain
- * callbacks (list tools, call a tool) and wraps the transports. The Streamable HTTP transport
- * is imported on first use: stdio users never load it.
+ * The one module that imports the MCP SDK (v2: @modelcontextprotocol/server and /node). It serves
+ * protocol 2026-07-28 and 2025-11-25 from one factory, chosen per request (HTTP) or per
+ * connection (stdio) by what the client speaks. It adapts the SDK's low-level Server to plain
+ * callbacks (tools, optional prompts) and owns write confirmation in both eras: one
+ * `input_required` round whose `requestState` is HMAC-signed, bound to the tool and a hash of its
+ * arguments, and expires; the SDK's legacy shim turns the same round into a form elicitation for
+ * 2025 clients. The HTTP adapter loads on first use: stdio users never load it.
  */
+import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
-  CallToolRequestSchema,
+  acceptedContent,
   type CallToolResult,
-  ErrorCode,
-  GetPromptRequestSchema,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  createRequestStateCodec,
   type GetPromptResult,
-  isInitializeRequest,
-  ListPromptsRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  MissingRequiredClientCapabilityError,
+  PROTOCOL_VERSION_META_KEY,
   type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestStateCodec,
+  type Result,
+  Server,
+  type ServerContext,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
+import { z } from "zod";
 
-export type { CallToolResult, GetPromptResult };
+export type { CallToolResult, GetPromptResult, JSONRPCMessage };
 export type ToolListing = Tool;
 export type PromptListing = Prompt;
-export { isInitializeRequest };
 
-/** What a tool call may do with the client, without knowing the SDK. */
+/** Protocol revisions served, newest first. */
+export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
+
+/** The answer to a write confirmation. */
+export type Confirmation = "approved" | "declined" | "unsupported";
+
+/** What a tool call may do with the client, without knowing the SDK or the era. */
 export interface CallContext {
   signal: AbortSignal;
   /** Send notifications/progress; a no-op when the client sent no progressToken. */
   progress(update: { progress: number; total?: number | undefined; message: string }): Promise<void>;
-  /** Whether the client declared the elicitation capability (form mode). */
-  canElicit(): boolean;
-  /** Ask the user to approve `message`; true only on an explicit accept with confirm=true. */
-  confirm(message: string): Promise<boolean>;
+  /**
+   * Ask the user to approve `message`. Resolves "approved" only on an explicit accept with
+   * confirm=true for exactly this tool and these arguments; "unsupported" when the client can show
+   * no prompt. Throws ConfirmationPending when the question must first travel to the client
+   * (the caller lets it through: nothing was written).
+   */
+  confirm(message: string): Promise<Confirmation>;
+  /** Why confirmation is unsupported for this client, and what to do, for the refusal message. */
+  unsupportedReason(): { why: string; fix: string };
 }
+
+/**
+ * A control-flow signal from CallContext to this module, through the tool wrapper (which lets it
+ * pass: it is not a tool failure). Nothing has been written when one is thrown.
+ */
+export class ProtocolSignal extends Error {}
+
+/**
+ * Thrown by CallContext.confirm when the approval must be asked first: the call ends with an
+ * `input_required` result and resumes when the client answers. Nothing has been written.
+ */
+export class ConfirmationPending extends ProtocolSignal {
+  override readonly name = "ConfirmationPending";
+  constructor(readonly summary: string) {
+    super("awaiting the user's confirmation; nothing was written");
+  }
+}
+
+/**
+ * Thrown by CallContext.confirm for a 2026-07-28 client that declared no elicitation: the spec
+ * requires a MissingRequiredClientCapabilityError (-32021, HTTP 400) naming the capability.
+ */
+class CapabilityRequired extends ProtocolSignal {}
 
 export interface ProtocolHandlers {
   listTools(): ToolListing[];
   /** Returns undefined for an unknown tool name (answered as a JSON-RPC error). */
   callTool(name: string, args: unknown, context: CallContext): Promise<CallToolResult | undefined>;
-  /** Present when the server offers prompts (advertises the `prompts` capability). */
+  /** Optional prompts: with listPrompts the server declares the `prompts` capability. */
   listPrompts?(): PromptListing[];
-  /** Undefined for an unknown prompt; throws with the fix for a bad argument (both invalid params). */
-  getPrompt?(name: string, args: Record<string, string>): GetPromptResult | undefined;
+  /** Returns undefined for an unknown prompt name (answered as a JSON-RPC error). */
+  getPrompt?(
+    name: string,
+    args: Record<string, string>,
+  ): GetPromptResult | undefined | Promise<GetPromptResult | undefined>;
 }
 
 export interface ProtocolServer {
@@ -52,34 +101,98 @@ export interface ProtocolServer {
   close(): Promise<void>;
 }
 
+/** The payload of a confirmation round's requestState: no secret, only what binds the answer. */
+interface ConfirmState {
+  v: 1;
+  tool: string;
+  /** sha256 of the canonical JSON of the call's arguments. */
+  args: string;
+}
+
+/** Signs and checks requestState. One per process; replicas share MCP_STATE_SECRET. */
+export interface StateSigner {
+  readonly codec: RequestStateCodec<ConfirmState>;
+  readonly shared: boolean;
+}
+
+/** Seconds a confirmation question stays answerable. */
+export const CONFIRM_TTL_SECONDS = 600;
+
+/**
+ * The requestState signer. `secret` (MCP_STATE_SECRET, at least 32 bytes) lets several replicas
+ * verify each other's state; without it a random per-process key is used.
+ */
+export function createStateSigner(secret?: string): StateSigner {
+  const key = secret === undefined ? randomBytes(32) : new TextEncoder().encode(secret);
+  if (key.length < 32) throw new RangeError("MCP_STATE_SECRET must be at least 32 bytes long");
+  const codec = createRequestStateCodec<ConfirmState>({
+    key,
+    ttlSeconds: CONFIRM_TTL_SECONDS,
+    bind: (ctx) => ctx.mcpReq.method,
+  });
+  return { codec, shared: secret !== undefined };
+}
+
+/** Canonical JSON (sorted keys) so the same arguments always hash alike. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+const argsHash = (args: unknown) => createHash("sha256").update(canonical(args)).digest("base64url");
+
+const ConfirmAnswer = z.object({ confirm: z.boolean() });
+
+const CONFIRM_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    confirm: { type: "boolean" as const, title: "Approve this write", default: false },
+  },
+  required: ["confirm"],
+};
+
+export interface ProtocolServerOptions {
+  signer: StateSigner;
+}
+
 export function createProtocolServer(
   info: { name: string; version: string },
   instructions: string,
   handlers: ProtocolHandlers,
+  options: ProtocolServerOptions,
 ): ProtocolServer {
-  const prompts =
-    handlers.listPrompts && handlers.getPrompt
-      ? { list: handlers.listPrompts, get: handlers.getPrompt }
-      : undefined;
-  const server = new Server(info, {
+  const prompts = handlers.listPrompts !== undefined;
+  const cacheable = { ttlMs: 5 * 60 * 1000, cacheScope: "public" as const };
+  const server = new ToolServer(handlers, options.signer, info, {
     capabilities: { tools: { listChanged: false }, ...(prompts ? { prompts: { listChanged: false } } : {}) },
     instructions,
+    cacheHints: { "tools/list": cacheable, ...(prompts ? { "prompts/list": cacheable } : {}) },
+    requestState: { verify: options.signer.codec.verify },
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: handlers.listTools() }));
+  server.setRequestHandler("tools/list", () => ({ tools: handlers.listTools() }));
+
+  server.setRequestHandler("tools/call", (request, ctx) =>
+    server.runCall(request.params.name, request.params.arguments, ctx),
+  );
 
   if (prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: prompts.list() }));
-    server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    server.setRequestHandler("prompts/list", () => ({ prompts: handlers.listPrompts?.() ?? [] }));
+    server.setRequestHandler("prompts/get", async (request) => {
       let result: GetPromptResult | undefined;
       try {
-        result = prompts.get(request.params.name, request.params.arguments ?? {});
+        result = await handlers.getPrompt?.(request.params.name, request.params.arguments ?? {});
       } catch (error) {
-        throw new McpError(ErrorCode.InvalidParams, (error as Error).message);
+        // A bad prompt argument: the message names the fix.
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, (error as Error).message);
       }
       if (result === undefined) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
           `Unknown prompt: ${request.params.name}. Call prompts/list for the available prompts.`,
         );
       }
@@ -87,92 +200,227 @@ export function createProtocolServer(
     });
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const progressToken = request.params._meta?.progressToken;
-    let lastProgress = Number.NEGATIVE_INFINITY;
-    const context: CallContext = {
-      signal: extra.signal,
-      async progress(update) {
-        // The protocol requires strictly increasing progress values.
-        if (progressToken === undefined || update.progress <= lastProgress) return;
-        lastProgress = update.progress;
-        await extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken, progress: update.progress, total: update.total, message: update.message },
-        });
-      },
-      canElicit: () => server.getClientCapabilities()?.elicitation !== undefined,
-      async confirm(message) {
-        const answer = await server.elicitInput(
-          {
-            mode: "form",
-            message,
-            requestedSchema: {
-              type: "object",
-              properties: {
-                confirm: {
-                  type: "boolean",
-                  title: "Approve this write",
-                  description: message,
-                  default: false,
-                },
-              },
-              required: ["confirm"],
-            },
-          },
-          { signal: extra.signal },
-        );
-        return answer.action === "accept" && answer.content?.confirm === true;
-      },
-    };
-    const result = await handlers.callTool(request.params.name, request.params.arguments, context);
-    if (result === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Unknown tool: ${request.params.name}. Call tools/list for the available tools.`,
-      );
-    }
-    return result;
-  });
-
   return { sdkServer: server, close: () => server.close() };
 }
 
-/** Serve one ProtocolServer over stdin/stdout. Resolves when the client closes stdin. */
-export async function connectStdio(server: ProtocolServer): Promise<{ closed: Promise<void> }> {
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
-  });
-  await server.sdkServer.connect(transport);
-  return { closed };
+/** The 2026-07-28 per-request envelope key `key`, when the request carried it. */
+function envelope(ctx: ServerContext, key: string): unknown {
+  return (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[key];
 }
 
-/** One Streamable HTTP session: its transport, bound to one ProtocolServer. */
-export interface HttpSession {
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The SDK's low-level Server, plus our tools/call entry (confirmation rounds, argument shapes). */
+class ToolServer extends Server {
+  constructor(
+    private readonly handlers: ProtocolHandlers,
+    private readonly signer: StateSigner,
+    ...rest: ConstructorParameters<typeof Server>
+  ) {
+    super(...rest);
+  }
+
+  /**
+   * The SDK refuses a tools/call whose `arguments` is not an object with a raw validation error.
+   * Some clients send the arguments as one JSON string: decode it; anything else that is not an
+   * object (null, an array, a number) goes to the tool wrapper, which answers a clear tool error.
+   */
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== "tools/call") return wrapped;
+    return async (request, ctx) => {
+      const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+      const args = params?.arguments;
+      if (
+        params === undefined ||
+        typeof params.name !== "string" ||
+        args === undefined ||
+        isPlainObject(args)
+      ) {
+        return wrapped(request, ctx);
+      }
+      if (typeof args === "string") {
+        const decoded = parseObject(args);
+        if (decoded !== undefined)
+          return wrapped({ ...request, params: { ...params, arguments: decoded } }, ctx);
+      }
+      return this.runCall(params.name, args, ctx);
+    };
+  }
+
+  async runCall(
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const context = callContext(this, ctx, name, args);
+    let result: CallToolResult | undefined;
+    try {
+      result = await this.handlers.callTool(name, args, context);
+    } catch (error) {
+      if (error instanceof CapabilityRequired) {
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { elicitation: { form: {} } } },
+          error.message,
+        );
+      }
+      if (!(error instanceof ConfirmationPending)) throw error;
+      return inputRequired({
+        inputRequests: {
+          confirm: inputRequired.elicit({
+            message: error.summary,
+            requestedSchema: {
+              ...CONFIRM_SCHEMA,
+              properties: { confirm: { ...CONFIRM_SCHEMA.properties.confirm, description: error.summary } },
+            },
+          }),
+        },
+        requestState: await this.signer.codec.mint({ v: 1, tool: name, args: argsHash(args ?? {}) }, ctx),
+      });
+    }
+    if (result === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${name}. Call tools/list for the available tools.`,
+      );
+    }
+    return result;
+  }
+}
+
+/** The object a JSON text holds, or undefined. */
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the client declared form elicitation (a bare `elicitation: {}` counts as form). */
+function elicitationOf(server: Server, ctx: ServerContext): boolean {
+  const caps =
+    (envelope(ctx, CLIENT_CAPABILITIES_META_KEY) as ClientCapabilities | undefined) ??
+    server.getClientCapabilities();
+  const elicitation = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  if (elicitation === undefined) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+function callContext(server: Server, ctx: ServerContext, tool: string, args: unknown): CallContext {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  const modern = envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
+  const overHttp = ctx.http !== undefined;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  return {
+    signal: ctx.mcpReq.signal,
+    async progress(update) {
+      // The protocol requires strictly increasing progress values.
+      if (progressToken === undefined || update.progress <= lastProgress) return;
+      lastProgress = update.progress;
+      await ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken, progress: update.progress, total: update.total, message: update.message },
+      });
+    },
+    unsupportedReason() {
+      if (!modern && overHttp) {
+        return {
+          why: "this client speaks MCP 2025-11-25 over HTTP, which this server serves statelessly, so it cannot show a confirmation prompt mid-call",
+          fix: "Use a client that speaks MCP 2026-07-28, or connect over stdio",
+        };
+      }
+      return {
+        why: "this MCP client cannot show a confirmation prompt (it declared no elicitation support)",
+        fix: "Use a client that supports elicitation",
+      };
+    },
+    async confirm(message) {
+      const state = ctx.mcpReq.requestState<ConfirmState | string>();
+      const bound =
+        typeof state === "object" &&
+        state !== null &&
+        state.tool === tool &&
+        state.args === argsHash(args ?? {});
+      if (bound) {
+        const answer = inputResponse(ctx.mcpReq.inputResponses, "confirm");
+        if (answer.kind === "elicit" && answer.action !== "accept") return "declined";
+        const content = acceptedContent(ctx.mcpReq.inputResponses, "confirm", ConfirmAnswer);
+        if (content !== undefined) return content.confirm ? "approved" : "declined";
+      }
+      if (!elicitationOf(server, ctx)) {
+        if (!modern) return "unsupported";
+        throw new CapabilityRequired(
+          `This server runs with --confirm-writes: ${tool} must ask the user to approve the write, which needs the client capability elicitation (form). Declare it in io.modelcontextprotocol/clientCapabilities, or restart the server without --confirm-writes. Nothing was written.`,
+        );
+      }
+      // Unbound or missing state, or no answer yet: ask (again). A fresh state binds this call.
+      throw new ConfirmationPending(message);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// stdio
+
+/** The transport shape serveStdio drives; src/transports/stdio.ts implements it over stdin/stdout. */
+export interface Wire {
+  start(): Promise<void>;
+  send(message: JSONRPCMessage): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+}
+
+/** Parse one line of the stdio wire into a JSON-RPC message (throws on anything else). */
+export { parseJSONRPCMessage as parseMessage } from "@modelcontextprotocol/server";
+
+/**
+ * Serve both eras over one stdio connection: the opening message picks the era and one server
+ * from `factory` is pinned to the connection.
+ */
+export async function serveStdioWire(
+  factory: () => ProtocolServer,
+  wire: Wire,
+  onerror: (error: Error) => void,
+): Promise<{ close(): Promise<void> }> {
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  // biome-ignore lint/suspicious/noExplicitAny: Wire is the SDK Transport minus optional members.
+  return serveStdio(() => factory().sdkServer, { transport: wire as any, onerror });
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/** One stateless MCP endpoint: every request builds its server from the factory. */
+export interface HttpEndpoint {
+  /** Serve one request whose body the caller has read and parsed. */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createHttpSession(
-  server: ProtocolServer,
-  hooks: { sessionId: () => string; onInitialized: (id: string) => void; onClosed: (id: string) => void },
-): Promise<HttpSession> {
-  const { StreamableHTTPServerTransport } = await import(
-    "@modelcontextprotocol/sdk/server/streamableHttp.js"
-  );
-  const transport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: hooks.sessionId,
-    onsessioninitialized: hooks.onInitialized,
-    onsessionclosed: hooks.onClosed,
+export async function createHttpEndpoint(
+  factory: () => ProtocolServer,
+  options: { maxBodyBytes: number; onerror: (error: Error) => void },
+): Promise<HttpEndpoint> {
+  const [{ createMcpHandler }, { toNodeHandler }] = await Promise.all([
+    import("@modelcontextprotocol/server"),
+    import("@modelcontextprotocol/node"),
+  ]);
+  const handler = createMcpHandler(() => factory().sdkServer, {
+    legacy: "stateless",
+    maxRequestBodySize: options.maxBodyBytes,
+    onerror: options.onerror,
   });
-  await server.sdkServer.connect(transport);
+  const node = toNodeHandler(handler, { maxRequestBodySize: options.maxBodyBytes, onerror: options.onerror });
   return {
-    handle: (req, res, body) => transport.handleRequest(req, res, body),
-    close: async () => {
-      await transport.close();
-      await server.close();
-    },
+    handle: (req, res, body) => node(req, res, body),
+    close: () => handler.close(),
   };
 }

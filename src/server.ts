@@ -17,7 +17,10 @@ import {
   type CallContext,
   type CallToolResult,
   createProtocolServer,
+  createStateSigner,
   type ProtocolServer,
+  ProtocolSignal,
+  type StateSigner,
   type ToolListing,
 } from "./mcp.js";
 import { ALL_PROMPTS } from "./prompts/index.js";
@@ -30,6 +33,13 @@ export interface ServerDeps {
   /** Marks every result `sandbox: true` (simulated data). */
   sandbox: boolean;
   version: string;
+  /** Signs confirmation requestState; defaults to one random key per process. */
+  signer?: StateSigner;
+  /**
+   * Aborted when the server gives up waiting for in-flight calls at shutdown: each running call
+   * then answers at once, saying its outcome is unknown (a write may have reached the upstream).
+   */
+  stopping?: AbortSignal;
 }
 
 export interface ServerOptions {
@@ -151,17 +161,25 @@ const INSTRUCTIONS = [
   "Writes add records and never overwrite. Both writers take dry_run and idempotency_key. List results state total, returned and next_start.",
 ].join("\n");
 
+let processSigner: StateSigner | undefined;
+
 export function createServer(deps: ServerDeps, options: ServerOptions): ProtocolServer {
   const tools = new Map(options.tools.map((t) => [t.name, prepare(t)]));
-  return createProtocolServer({ name: "maintenance-mcp", version: deps.version }, INSTRUCTIONS, {
-    listTools: () => [...tools.values()].map((p) => p.listing),
-    callTool: async (name, args, call) => {
-      const entry = tools.get(name);
-      if (!entry) return undefined;
-      return runTool(entry, args, call, deps, options);
+  processSigner ??= createStateSigner();
+  return createProtocolServer(
+    { name: "maintenance-mcp", version: deps.version },
+    INSTRUCTIONS,
+    {
+      listTools: () => [...tools.values()].map((p) => p.listing),
+      callTool: async (name, args, call) => {
+        const entry = tools.get(name);
+        if (!entry) return undefined;
+        return untilStopping(runTool(entry, args, call, deps, options), entry.tool, deps.stopping);
+      },
+      ...promptHandlers(new Set(options.tools.map((t) => t.name))),
     },
-    ...promptHandlers(new Set(options.tools.map((t) => t.name))),
-  });
+    { signer: deps.signer ?? processSigner },
+  );
 }
 
 /** The prompts whose tools are all registered (review_budgets needs query_budgets). */
@@ -181,6 +199,35 @@ function promptHandlers(toolNames: Set<string>) {
     getPrompt: (name: string, args: Record<string, string>) => prompts.get(name)?.render(args),
   };
 }
+
+/**
+ * The call's result, or, once `stopping` aborts (shutdown outlived the drain), an error result
+ * that says the outcome is unknown: never an empty answer (robustness: shutdown).
+ */
+async function untilStopping(
+  running: Promise<CallToolResult>,
+  tool: AnyTool,
+  stopping: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  if (stopping === undefined) return running;
+  const stopped = () =>
+    errorResult(
+      tool.annotations.readOnlyHint
+        ? `The server shut down before ${tool.name} finished; nothing was changed. Retry the call.`
+        : `The server shut down while ${tool.name} was running: the outcome is unknown (the write may have reached the upstream). Check whether it exists before retrying; with the same idempotency_key a retry is safe.`,
+      { code: "SHUTDOWN", outcome: tool.annotations.readOnlyHint ? "not_applied" : "unknown" },
+    );
+  if (stopping.aborted) return stopped();
+  return new Promise((resolve, reject) => {
+    const onStop = () => resolve(stopped());
+    stopping.addEventListener("abort", onStop, { once: true });
+    running.then(resolve, reject).finally(() => stopping.removeEventListener("abort", onStop));
+  });
+}
+
+/** A plain JSON object (what MCP tool arguments must be). */
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
 
 async function runTool(
   entry: Prepared,
@@ -204,7 +251,16 @@ async function runTool(
       });
   };
 
-  const parsed = (tool.inputSchema as z.ZodObject).safeParse(decodeArgs(rawArgs ?? {}, entry.inputJson));
+  const decoded = decodeArgs(rawArgs === undefined ? {} : rawArgs, entry.inputJson);
+  if (!isPlainObject(decoded)) {
+    audit("INVALID_ARGUMENTS");
+    const got = decoded === null ? "null" : Array.isArray(decoded) ? "an array" : `a ${typeof decoded}`;
+    return errorResult(
+      `Invalid arguments for ${tool.name}: "arguments" must be a JSON object of named parameters (got ${got}). Call it like ${exampleOf(tool)}. Nothing was sent.`,
+      {},
+    );
+  }
+  const parsed = (tool.inputSchema as z.ZodObject).safeParse(decoded);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
@@ -223,12 +279,14 @@ async function runTool(
     progress: (update) => call.progress(update),
     confirmWrite: async (summary) => {
       if (!options.confirmWrites) return;
-      if (!call.canElicit()) {
+      const answer = await call.confirm(summary);
+      if (answer === "unsupported") {
+        const { why, fix } = call.unsupportedReason();
         throw new NotConfirmedError(
-          "This server runs with --confirm-writes, and this MCP client cannot show a confirmation prompt (no elicitation support), so nothing was written. Use a client that supports elicitation, or restart the server without --confirm-writes.",
+          `This server runs with --confirm-writes, and ${why}, so nothing was written. ${fix}, or restart the server without --confirm-writes.`,
         );
       }
-      if (!(await call.confirm(summary))) {
+      if (answer === "declined") {
         throw new NotConfirmedError("The user did not approve this write; nothing was written.");
       }
     },
@@ -262,6 +320,10 @@ async function runTool(
       content: [{ type: "text", text: deps.sandbox ? `[sandbox] ${text}` : text }],
     };
   } catch (error) {
+    if (error instanceof ProtocolSignal) {
+      audit("awaiting_confirmation");
+      throw error;
+    }
     const known =
       error instanceof ApiError || error instanceof NotConfirmedError || error instanceof UserInputError;
     audit(call.signal.aborted ? "cancelled" : known ? error.code : "INTERNAL");
@@ -270,6 +332,13 @@ async function runTool(
     const { text, details } = formatError(error);
     return errorResult(text, details);
   }
+}
+
+/** The example call from a tool's description ('Example: {...}'), or a generic hint. */
+function exampleOf(tool: AnyTool): string {
+  const line = tool.description.split("\n").find((l) => l.startsWith("Example"));
+  const json = line?.slice(line.indexOf("{"));
+  return json?.startsWith("{") ? json : `{"name": "value"} (see the input schema in tools/list)`;
 }
 
 function errorResult(line: string, details: unknown): CallToolResult {

@@ -12,6 +12,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 
 export const OURS_BIN = fileURLToPath(new URL("../../dist/src/index.js", import.meta.url));
 export const FLOOR_BIN = fileURLToPath(new URL("../floor-server.mjs", import.meta.url));
+/** The same floor on the v2 SDK (ours is built on it). */
+export const FLOOR_V2_BIN = fileURLToPath(new URL("../floor-server-v2.mjs", import.meta.url));
 
 /** The environment a server child gets: PATH etc., no inherited MMS_*, quiet logs, plus `extra`. */
 export function childEnv(extra = {}) {

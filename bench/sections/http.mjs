@@ -9,7 +9,15 @@
  */
 import { SEED } from "../../dist/src/sandbox/index.js";
 import { interleave, median } from "../lib/measure.mjs";
-import { callOk, childEnv, connectHttp, FLOOR_BIN, OURS_BIN, startHttpServer } from "../lib/servers.mjs";
+import {
+  callOk,
+  childEnv,
+  connectHttp,
+  FLOOR_BIN,
+  FLOOR_V2_BIN,
+  OURS_BIN,
+  startHttpServer,
+} from "../lib/servers.mjs";
 
 const LEVELS = [1, 8, 32];
 const ROUNDS = 5;
@@ -26,6 +34,7 @@ const DRY_RUN = {
 export default async function httpTransport({ sb }) {
   const ours = await startHttpServer(OURS_BIN, ["--http", "--port", "0"], childEnv(sb.env()));
   const floor = await startHttpServer(FLOOR_BIN, ["--http", "--port", "0"]);
+  const floorV2 = await startHttpServer(FLOOR_V2_BIN, ["--http", "--port", "0"]);
   const rows = [];
   const targets = [];
   let errors = 0;
@@ -35,11 +44,13 @@ export default async function httpTransport({ sb }) {
       const pools = {
         ours: await connect(ours.url),
         floor: await connect(floor.url),
+        floorV2: await connect(floorV2.url),
         oursDry: await connect(ours.url),
       };
       const call = {
         ours: (c) => callOk(c, "list_warehouse_groups_1"),
         floor: (c) => callOk(c, "constant"),
+        floorV2: (c) => callOk(c, "constant"),
         oursDry: (c) => callOk(c, "create_warehouse_entry", DRY_RUN),
       };
       const round = (name) => async () => {
@@ -54,7 +65,7 @@ export default async function httpTransport({ sb }) {
         );
       };
       const samples = await interleave(
-        { ours: round("ours"), floor: round("floor"), oursDry: round("oursDry") },
+        { ours: round("ours"), floor: round("floor"), floorV2: round("floorV2"), oursDry: round("oursDry") },
         { rounds: ROUNDS, warmup: 1, label: `http ${clients} client(s)` },
       );
       const perSecond = (ms) => (clients * CALLS_PER_CLIENT * 1000) / ms;
@@ -68,7 +79,14 @@ export default async function httpTransport({ sb }) {
         ratio,
         note: "ratio = / floor",
       });
-      rows.push({ bench, series: `floor, ${clients} client(s)`, median: ops.floor });
+      rows.push({ bench, series: `floor (SDK 1.32, sessions), ${clients} client(s)`, median: ops.floor });
+      rows.push({
+        bench,
+        series: `floor v2 (SDK 2.4, stateless), ${clients} client(s)`,
+        median: ops.floorV2,
+        ratio: ops.ours / ops.floorV2,
+        note: "ratio = ours / floor v2",
+      });
       rows.push({
         bench,
         series: `ours, dry run (no upstream), ${clients} client(s)`,
@@ -94,5 +112,6 @@ export default async function httpTransport({ sb }) {
   } finally {
     await ours.stop();
     await floor.stop();
+    await floorV2.stop();
   }
 }

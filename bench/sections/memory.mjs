@@ -5,7 +5,15 @@
  * retention from heap sizing: a leak grows (or crashes) under the cap, lazy heap growth does not.
  */
 import { interleave } from "../lib/measure.mjs";
-import { callOk, childEnv, connectStdio, FLOOR_BIN, OURS_BIN, rssMiB } from "../lib/servers.mjs";
+import {
+  callOk,
+  childEnv,
+  connectStdio,
+  FLOOR_BIN,
+  FLOOR_V2_BIN,
+  OURS_BIN,
+  rssMiB,
+} from "../lib/servers.mjs";
 
 const FIRST = 1_000;
 const SECOND = 5_000;
@@ -16,6 +24,7 @@ export default async function memory({ sb }) {
   const procs = {
     ours: await connectStdio(OURS_BIN, childEnv(sb.env())),
     floor: await connectStdio(FLOOR_BIN),
+    floorV2: await connectStdio(FLOOR_V2_BIN),
     oursCapped: await connectStdio(OURS_BIN, childEnv(sb.env()), CAP),
   };
   const rss = () => Object.fromEntries(Object.entries(procs).map(([k, p]) => [k, rssMiB(p.pid)]));
@@ -24,6 +33,7 @@ export default async function memory({ sb }) {
     const series = {
       ours: groups(procs.ours),
       floor: () => callOk(procs.floor.client, "constant"),
+      floorV2: () => callOk(procs.floorV2.client, "constant"),
       oursCapped: groups(procs.oursCapped),
     };
     const atStart = rss();
@@ -44,7 +54,11 @@ export default async function memory({ sb }) {
     return {
       rows: [
         row("ours: list_warehouse_groups_1, stdio", "ours", { ratio }),
-        row("floor: constant tool, stdio", "floor"),
+        row("floor (SDK 1.32): constant tool, stdio", "floor"),
+        row("floor v2 (SDK 2.4): constant tool, stdio", "floorV2", {
+          ratio: at1k.ours / at1k.floorV2,
+          note: `ratio = ours / floor v2; start ${atStart.floorV2.toFixed(1)}, after 5,000: ${at5k.floorV2.toFixed(1)}`,
+        }),
         row(`ours with ${CAP[0]} (diagnostic)`, "oursCapped"),
       ],
       targets: [

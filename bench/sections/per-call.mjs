@@ -4,7 +4,7 @@
  * Target: ours <= 1.15 x (direct + floor) at the median.
  */
 import { interleave, summarize } from "../lib/measure.mjs";
-import { callOk, childEnv, connectStdio, FLOOR_BIN, OURS_BIN } from "../lib/servers.mjs";
+import { callOk, childEnv, connectStdio, FLOOR_BIN, FLOOR_V2_BIN, OURS_BIN } from "../lib/servers.mjs";
 import { directClient } from "../lib/upstream.mjs";
 
 const CALLS = 500;
@@ -14,6 +14,7 @@ const PAGE = 100; // the tool's default limit, sent explicitly to the direct req
 export default async function perCall({ sb }) {
   const ours = await connectStdio(OURS_BIN, childEnv(sb.env()));
   const floor = await connectStdio(FLOOR_BIN);
+  const floorV2 = await connectStdio(FLOOR_V2_BIN);
   const get = await directClient(sb);
   try {
     const samples = await interleave(
@@ -21,6 +22,7 @@ export default async function perCall({ sb }) {
         ours: () => callOk(ours.client, "list_warehouse_groups_1", { limit: PAGE }),
         direct: () => get("/warehouses_groups_1", { start: 0, limit: PAGE }),
         floor: () => callOk(floor.client, "constant"),
+        floorV2: () => callOk(floorV2.client, "constant"),
       },
       { rounds: CALLS, warmup: WARMUP, label: "per-call", progressEvery: 100 },
     );
@@ -31,7 +33,17 @@ export default async function perCall({ sb }) {
       rows: [
         { bench: "1. per call (ms)", series: "ours: list_warehouse_groups_1, stdio", ...s.ours, ratio },
         { bench: "1. per call (ms)", series: "direct: undici GET, same page", ...s.direct },
-        { bench: "1. per call (ms)", series: "floor: SDK constant tool, stdio", ...s.floor },
+        { bench: "1. per call (ms)", series: "floor (SDK 1.32): constant tool, stdio", ...s.floor },
+        { bench: "1. per call (ms)", series: "floor v2 (SDK 2.4): constant tool, stdio", ...s.floorV2 },
+        {
+          bench: "1. per call (ms)",
+          series: "direct + floor v2",
+          n: CALLS,
+          median: s.direct.median + s.floorV2.median,
+          p95: s.direct.p95 + s.floorV2.p95,
+          ratio: s.ours.median / (s.direct.median + s.floorV2.median),
+          note: "ratio = ours / (direct + floor v2)",
+        },
         {
           bench: "1. per call (ms)",
           series: "direct + floor",
@@ -53,5 +65,6 @@ export default async function perCall({ sb }) {
   } finally {
     await ours.close();
     await floor.close();
+    await floorV2.close();
   }
 }

@@ -1,14 +1,16 @@
 /**
- * MCP over Streamable HTTP at /mcp, plus GET /healthz. Safe by default: binds loopback,
- * checks Host and Origin (DNS rebinding → 403), requires `Authorization: Bearer` when
- * MCP_HTTP_TOKEN is set (constant-time), caps bodies (413), one ProtocolServer per session,
- * idle sessions expire, and close() lets in-flight calls finish.
+ * MCP over Streamable HTTP at /mcp (2026-07-28 and 2025-11-25, stateless: no sessions, any
+ * replica answers any request), plus GET /healthz. Safe by default: binds loopback, checks Host
+ * and Origin (DNS rebinding → 403), requires `Authorization: Bearer` when MCP_HTTP_TOKEN is set
+ * (constant-time), caps bodies (413) and the time to send them (408), caps concurrent requests
+ * (503 + Retry-After), and close() lets in-flight calls finish, then answers the rest with an
+ * "outcome unknown" result (docs/robustness.md lists the bounds).
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logger.js";
-import { createHttpSession, type HttpSession, isInitializeRequest, type ProtocolServer } from "../mcp.js";
+import { createHttpEndpoint, type ProtocolServer } from "../mcp.js";
 import type { Secret } from "../secret.js";
 
 export interface HttpOptions {
@@ -19,16 +21,22 @@ export interface HttpOptions {
   version: string;
   /** Largest accepted request body (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Sessions idle longer than this are closed (default 30 min). */
-  sessionIdleMs?: number;
+  /** Time a client has to send the headers and, separately, the body of a request (default 30 s). */
+  bodyTimeoutMs?: number;
+  /** Requests served at once; more get 503 with Retry-After (default 64). */
+  maxInFlight?: number;
   /** How long close() waits for in-flight calls (default 10 s). */
   drainMs?: number;
-  /** Open sessions at most; a new one beyond gets 503 (default 1,000). */
-  maxSessions?: number;
+  /** How long close() then waits for the "outcome unknown" answers to be written (default 2 s). */
+  abandonGraceMs?: number;
+  /** Called when the drain times out: running calls must answer now (ServerDeps.stopping). */
+  abandon?: () => void;
 }
 
 export interface HttpHandle {
   url: string;
+  /** Requests in flight now, and the most seen at once. */
+  stats(): { inFlight: number; peakInFlight: number; refused: number };
   close(): Promise<void>;
 }
 
@@ -64,28 +72,49 @@ function sendJson(
 const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
 
 class BodyTooLarge extends Error {}
+class BodyTooSlow extends Error {}
 
-async function readBody(req: IncomingMessage, max: number): Promise<string> {
+/** The body as text; rejects past `max` bytes or when it is not complete within `timeoutMs`. */
+function readBody(req: IncomingMessage, max: number, timeoutMs: number): Promise<string> {
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > max) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  if (declared > max) return Promise.reject(new BodyTooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (error: Error) => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.pause();
+      reject(error);
+    };
+    const timer = setTimeout(() => stop(new BodyTooSlow()), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) stop(new BodyTooLarge());
+      else chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("error", (error) => stop(error));
+    req.once("end", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+  });
 }
 
 export async function startHttp(makeServer: () => ProtocolServer, options: HttpOptions): Promise<HttpHandle> {
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
-  const idleMs = options.sessionIdleMs ?? 30 * 60 * 1000;
-  const maxSessions = options.maxSessions ?? 1000;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const maxInFlight = options.maxInFlight ?? 64;
   const log = options.logger.child({ transport: "http" });
   const loopbackBind = isLoopbackHost(options.host);
-  const sessions = new Map<string, { session: HttpSession; lastSeen: number }>();
+  const endpoint = await createHttpEndpoint(makeServer, {
+    maxBodyBytes: maxBody,
+    onerror: (error) => log.warn("mcp request failed", { error: error.message }),
+  });
   let inFlight = 0;
+  let peakInFlight = 0;
+  let refused = 0;
   let closing = false;
   let drained: (() => void) | undefined;
 
@@ -124,119 +153,89 @@ export async function startHttp(makeServer: () => ProtocolServer, options: HttpO
     return true;
   };
 
+  /** Admission: a request counts from here until its response ends (bounded work and memory). */
+  const refuseBusy = (res: ServerResponse): boolean => {
+    if (closing) {
+      sendJson(res, 503, rpcError(-32000, "Server is shutting down; retry on another replica or later"), {
+        "retry-after": "5",
+      });
+      return true;
+    }
+    if (inFlight < maxInFlight) return false;
+    refused++;
+    sendJson(
+      res,
+      503,
+      rpcError(-32000, `Server busy: ${maxInFlight} requests already in progress; retry after 1 s`),
+      { "retry-after": "1" },
+    );
+    return true;
+  };
+
   const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    const sessionId = req.headers["mcp-session-id"];
-    const existing = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
-    if (typeof sessionId === "string" && !existing) {
-      sendJson(res, 404, rpcError(-32001, "Session not found: start a new session with initialize"));
+    if (req.method !== "POST") {
+      // Stateless: the SDK answers GET and DELETE for the era (405, no sessions to open or end).
+      await endpoint.handle(req, res, undefined);
       return;
     }
-    if (req.method === "POST") {
-      let body: unknown;
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, maxBody, bodyTimeoutMs));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        sendJson(res, 413, rpcError(-32600, `Request body larger than ${maxBody} bytes`), {
+          connection: "close",
+        });
+      } else if (error instanceof BodyTooSlow) {
+        log.warn("request body not received in time", { timeout_ms: bodyTimeoutMs });
+        sendJson(res, 408, rpcError(-32600, `Request body not received within ${bodyTimeoutMs} ms`), {
+          connection: "close",
+        });
+      } else {
+        sendJson(res, 400, rpcError(-32700, "Parse error: the body is not valid JSON"));
+      }
+      return;
+    }
+    await endpoint.handle(req, res, body);
+  };
+
+  const server = createServer(
+    {
+      // Node 20 applies these only when given here, and checks them every connectionsCheckingInterval.
+      headersTimeout: bodyTimeoutMs,
+      requestTimeout: 2 * bodyTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, bodyTimeoutMs),
+    },
+    async (req, res) => {
+      const path = (req.url ?? "/").split("?")[0];
+      let counted = false;
       try {
-        body = JSON.parse(await readBody(req, maxBody));
-      } catch (error) {
-        if (error instanceof BodyTooLarge) {
-          sendJson(res, 413, rpcError(-32600, `Request body larger than ${maxBody} bytes`), {
-            connection: "close",
+        if (refuseForeign(req, res)) return;
+        if (path === "/healthz" && req.method === "GET") {
+          sendJson(res, closing ? 503 : 200, {
+            status: closing ? "closing" : "ok",
+            version: options.version,
+            in_flight: inFlight,
           });
           return;
         }
-        sendJson(res, 400, rpcError(-32700, "Parse error: the body is not valid JSON"));
-        return;
-      }
-      if (existing) {
-        existing.lastSeen = Date.now();
-        await existing.session.handle(req, res, body);
-        return;
-      }
-      if (closing) {
-        sendJson(res, 503, rpcError(-32000, "Server is shutting down"));
-        return;
-      }
-      if (sessions.size >= maxSessions) {
-        sendJson(
-          res,
-          503,
-          rpcError(-32000, `Too many open sessions (${maxSessions}); close unused ones (DELETE /mcp)`),
-          {
-            "retry-after": "60",
-          },
-        );
-        return;
-      }
-      if (!isInitializeRequest(body)) {
-        sendJson(res, 400, rpcError(-32000, "Bad Request: no valid mcp-session-id; send initialize first"));
-        return;
-      }
-      const session = await createHttpSession(makeServer(), {
-        sessionId: randomUUID,
-        onInitialized: (id) => {
-          sessions.set(id, { session, lastSeen: Date.now() });
-          log.debug("session opened", { session: id, sessions: sessions.size });
-        },
-        onClosed: (id) => {
-          sessions.delete(id);
-          log.debug("session closed", { session: id });
-        },
-      });
-      await session.handle(req, res, body);
-      return;
-    }
-    if (req.method === "GET" || req.method === "DELETE") {
-      if (!existing) {
-        sendJson(res, 400, rpcError(-32000, "Bad Request: mcp-session-id header required"));
-        return;
-      }
-      existing.lastSeen = Date.now();
-      await existing.session.handle(req, res, undefined);
-      return;
-    }
-    sendJson(res, 405, rpcError(-32000, "Method not allowed"), { allow: "GET, POST, DELETE" });
-  };
-
-  const server = createServer(async (req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
-    const counted = req.method === "POST";
-    if (counted) inFlight++;
-    try {
-      if (refuseForeign(req, res)) return;
-      if (path === "/healthz" && req.method === "GET") {
-        sendJson(res, closing ? 503 : 200, {
-          status: closing ? "closing" : "ok",
-          version: options.version,
-          sessions: sessions.size,
-        });
-        return;
-      }
-      if (path !== "/mcp") {
-        sendJson(res, 404, rpcError(-32000, "Not found: the MCP endpoint is /mcp"));
-        return;
-      }
-      if (refuseUnauthenticated(req, res)) return;
-      await handleMcp(req, res);
-    } catch (error) {
-      log.error("http request failed", { error });
-      sendJson(res, 500, rpcError(-32603, "Internal error"));
-    } finally {
-      if (counted && --inFlight === 0) drained?.();
-    }
-  });
-  server.requestTimeout = 0; // SSE streams are long-lived; per-call time is bounded upstream.
-
-  const sweep = setInterval(
-    () => {
-      const cutoff = Date.now() - idleMs;
-      for (const [id, entry] of sessions) {
-        if (entry.lastSeen < cutoff) {
-          sessions.delete(id);
-          void entry.session.close();
+        if (path !== "/mcp") {
+          sendJson(res, 404, rpcError(-32000, "Not found: the MCP endpoint is /mcp"));
+          return;
         }
+        if (refuseUnauthenticated(req, res)) return;
+        if (refuseBusy(res)) return;
+        counted = true;
+        peakInFlight = Math.max(peakInFlight, ++inFlight);
+        await handleMcp(req, res);
+      } catch (error) {
+        log.error("http request failed", { error });
+        sendJson(res, 500, rpcError(-32603, "Internal error"));
+      } finally {
+        if (counted && --inFlight === 0) drained?.();
       }
     },
-    Math.min(idleMs, 60_000),
   );
-  sweep.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -245,22 +244,36 @@ export async function startHttp(makeServer: () => ProtocolServer, options: HttpO
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
-  log.info("serving MCP over Streamable HTTP", { url, auth: options.token ? "bearer" : "none" });
+  log.info("serving MCP over Streamable HTTP (stateless; protocol 2026-07-28 and 2025-11-25)", {
+    url,
+    auth: options.token ? "bearer" : "none",
+    max_in_flight: maxInFlight,
+  });
+
+  const settle = (ms: number) =>
+    inFlight === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, ms).unref();
+        });
 
   return {
     url,
+    stats: () => ({ inFlight, peakInFlight, refused }),
     async close() {
       closing = true;
-      clearInterval(sweep);
       server.close();
+      server.closeIdleConnections();
+      await settle(options.drainMs ?? 10_000);
       if (inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          drained = resolve;
-          setTimeout(resolve, options.drainMs ?? 10_000).unref();
+        log.warn("calls still running after the drain: answering them with an unknown outcome", {
+          in_flight: inFlight,
         });
+        options.abandon?.();
+        await settle(options.abandonGraceMs ?? 2_000);
       }
-      await Promise.allSettled([...sessions.values()].map((s) => s.session.close()));
-      sessions.clear();
+      await endpoint.close();
       server.closeAllConnections();
     },
   };

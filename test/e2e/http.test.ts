@@ -1,4 +1,4 @@
-/** The built binary over Streamable HTTP: sessions, health, graceful shutdown with a call in flight. */
+/** The built binary over stateless Streamable HTTP: concurrent clients, health, graceful shutdown with a call in flight. */
 import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -19,7 +19,7 @@ async function clientFor(url: string, headers: Record<string, string> = {}) {
 }
 
 describe("maintenance-mcp --http", () => {
-  it("serves several concurrent sessions and a health check", async () => {
+  it("serves several concurrent clients (no sessions) and a health check", async () => {
     const { child, match } = await startBin(
       ["--http", "--port", "0"],
       cleanEnv(sb.env()),
@@ -33,7 +33,7 @@ describe("maintenance-mcp --http", () => {
       );
       for (const r of results) expect(r.structuredContent).toMatchObject({ returned: 2 });
       const health = await fetch(url.replace("/mcp", "/healthz"));
-      expect(await health.json()).toMatchObject({ status: "ok", sessions: 3 });
+      expect(await health.json()).toMatchObject({ status: "ok", in_flight: 0 });
       await Promise.all(clients.map((c) => c.close()));
     } finally {
       child.kill("SIGTERM");

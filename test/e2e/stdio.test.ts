@@ -119,4 +119,54 @@ describe("maintenance-mcp over stdio", () => {
       "list_dags",
     ]);
   });
+
+  it("answers a message over the 10 MiB limit with an error naming its id, logs it, and goes on", async () => {
+    const child = spawn(process.execPath, [BIN, "--sandbox"], { env: cleanEnv({ LOG_LEVEL: "warn" }) });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const answers: Record<string, unknown>[] = [];
+    const seen = new Map<unknown, (m: Record<string, unknown>) => void>();
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line) as Record<string, unknown>;
+      answers.push(msg);
+      seen.get(msg.id)?.(msg);
+    });
+    const answer = (id: unknown) => new Promise<Record<string, unknown>>((resolve) => seen.set(id, resolve));
+    const huge = "x".repeat(11 * 1024 * 1024);
+    // The 1.x SDK puts "id" last; the id is recovered from the end of the discarded line.
+    const tooBig = answer(7);
+    child.stdin.write(
+      `{"method":"tools/call","params":{"name":"list_dags","arguments":{"pad":"${huge}"}},"jsonrpc":"2.0","id":7}\n`,
+    );
+    const refused = await tooBig;
+    const notJson = answer(null);
+    child.stdin.write("this is not json\n");
+    const parseError = await notJson;
+    const listed = answer(8);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list", params: {} })}\n`);
+    const list = await listed;
+    child.stdin.end();
+    const [code] = await once(child, "exit");
+
+    expect(refused.error).toMatchObject({ code: -32600 });
+    expect((refused.error as { message: string }).message).toMatch(
+      /Request too large: \d+ bytes; .* at most 10 MiB/,
+    );
+    expect(parseError.error).toMatchObject({ code: -32700 });
+    expect((list.result as { tools: unknown[] }).tools).toHaveLength(5);
+    expect(stderr).toMatch(/message over the size limit discarded; the server goes on/);
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it("exits non-zero with a log line when stdout breaks", async () => {
+    const child = spawn(process.execPath, [BIN, "--sandbox"], { env: cleanEnv({ LOG_LEVEL: "warn" }) });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    await new Promise((r) => setTimeout(r, 500));
+    child.stdout.destroy();
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })}\n`);
+    const [code] = await once(child, "exit");
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/stdio transport cannot go on/);
+  }, 20_000);
 });

@@ -316,10 +316,11 @@ describe("soak: 2,000 calls, 32 HTTP clients, 2% faults", () => {
         await client.close();
       }),
     );
+    // Stateless HTTP keeps no sessions: nothing may be left in flight.
     const health = (await (await fetch(server.url.replace(/\/mcp$/, "/healthz"))).json()) as {
-      sessions: number;
+      in_flight: number;
     };
-    expect(health.sessions).toBe(0);
+    expect(health.in_flight).toBe(0);
     const heapEnd = await probeHeap(server);
     const rssEnd = rssOf(server.child.pid!);
     const elapsed = performance.now() - started;
