@@ -61,7 +61,6 @@ const EXPECTED_FAILURES = new Set([
   "2026:server-stateless:sep-2575-server-no-log-without-loglevel",
   "2026:caching:sep-2549-resources-list-caching-hints",
   "2026:caching:sep-2549-resources-templates-list-caching-hints",
-  "2026:caching:sep-2549-prompts-list-caching-hints",
 ]);
 const SCENARIO_TIMEOUT_MS = 60_000;
 const NPX = process.platform === "win32" ? "npx.cmd" : "npx";

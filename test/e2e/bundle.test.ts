@@ -75,8 +75,16 @@ describe("maintenance-mcp.mcpb", () => {
   it("holds the built server and production dependencies only", () => {
     const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(sep).join("/"));
     expect(files).toContain("dist/src/index.js");
-    expect(files).toContain("node_modules/@modelcontextprotocol/sdk/package.json");
-    for (const dev of ["vitest", "typescript", "@biomejs", "@anthropic-ai", "fast-check"]) {
+    expect(files).toContain("node_modules/@modelcontextprotocol/server/package.json");
+    for (const dev of [
+      "vitest",
+      "typescript",
+      "@biomejs",
+      "@anthropic-ai",
+      "fast-check",
+      "@modelcontextprotocol/sdk",
+      "@modelcontextprotocol/client",
+    ]) {
       expect(files).not.toContain(`node_modules/${dev}`);
     }
     const own = files.filter((f) => !f.startsWith("node_modules/"));
