@@ -5,7 +5,7 @@
  * configuration). Heavy modules (HTTP client, sandbox, HTTP transport) load on demand.
  */
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
-import { createLazyClients } from "./client/lazy.js";
+import { createClients } from "./client/index.js";
 import { type Config, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
 import { scrubText } from "./errors/redact.js";
@@ -85,7 +85,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     );
   }
 
-  const clients = createLazyClients(config, { logger: logger.child({ component: "client" }) });
+  const clients = createClients(config, { logger: logger.child({ component: "client" }) });
   const deps = {
     clients,
     logger,
@@ -123,6 +123,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     process.stderr.write(
       `maintenance-mcp ${VERSION} listening on ${handle.url}${plan.sandbox ? " (sandbox)" : ""}\n`,
     );
+    clients.warm();
     const signal = await waitForSignal();
     logger.info("shutting down", { signal });
     await handle.close();
@@ -131,6 +132,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
   }
   const { serveStdio } = await import("./transports/stdio.js");
   const stopped = Promise.race([serveStdio(makeServer(), logger), waitForSignal()]);
+  clients.warm();
   await stopped;
   await shutdown();
   return 0;

@@ -1,18 +1,21 @@
 /**
  * `createClients(config, deps)`: wires one Transport (a keep-alive pool per origin), the auth
  * strategies and the two endpoint clients. The OAuth token cache is shared, so the main API (when
- * MMS_AUTH=oauth) and the hub use one token. Loaded lazily by lazy.ts (undici costs ~80 ms).
+ * MMS_AUTH=oauth) and the hub use one token. Cheap to import and to call: undici (~80-100 ms)
+ * and hawk (~20 ms) load on the first request, or before it through `clients.warm()`, which
+ * src/index.ts calls right after the MCP transport is up.
  */
-import { type HawkSignOptions, HawkStrategy } from "../auth/hawk.js";
+import { type HawkSignOptions, HawkStrategy, loadHawk } from "../auth/hawk.js";
 import { OAuthStrategy } from "../auth/oauth.js";
 import type { AuthStrategy } from "../auth/types.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import { parseBaseUrl } from "./api-path.js";
-import { HttpClient, Transport } from "./http.js";
+import { HttpClient } from "./http.js";
 import { createHubApi } from "./hub-api.js";
 import { createMaintenanceApi } from "./maintenance-api.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
+import { Transport } from "./transport.js";
 import type { Clients } from "./types.js";
 
 export interface ClientDeps {
@@ -74,5 +77,13 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
     hub = createHubApi(new HttpClient({ ...common, base: hubBase, auth: oauth }), hubBase);
   }
 
-  return { api, hub, close: () => transport.close() };
+  const warm = () => {
+    const loads: Promise<unknown>[] = [transport.warm()];
+    if (config.auth === "hawk") loads.push(loadHawk());
+    Promise.all(loads).then(
+      () => logger.debug("HTTP client loaded ahead of the first call"),
+      (error: unknown) => logger.warn("could not load the HTTP client ahead of time", { error }),
+    );
+  };
+  return { api, hub, warm, close: () => transport.close() };
 }
