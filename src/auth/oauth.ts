@@ -202,7 +202,13 @@ export class OAuthStrategy implements AuthStrategy {
 }
 
 /** Control characters or whitespace: a header built from such a token is broken or injected. */
-const UNSAFE_TOKEN = /[\u0000-\u0020\u007f]/;
+function unsafeToken(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
 
 /**
  * The access token of a 2xx token answer, checked before it is cached (issue 9: a token with
@@ -237,7 +243,7 @@ function validToken(body: Record<string, unknown>, status: number): string {
       request,
     });
   }
-  if (UNSAFE_TOKEN.test(token)) {
+  if (unsafeToken(token)) {
     throw new ApiError({
       status,
       code: ERROR_CODES.BAD_RESPONSE,
