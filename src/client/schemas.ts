@@ -51,7 +51,12 @@ function fastObject(fields: Fields, loose: boolean): Fast {
       if (v === MISS) return MISS;
       out[key] = v;
     }
-    if (loose) for (const key of Object.keys(value)) if (!Object.hasOwn(fields, key)) out[key] = value[key];
+    if (loose)
+      for (const key of Object.keys(value)) {
+        // An own "__proto__" key (JSON.parse makes one) cannot be copied by assignment: zod decides.
+        if (key === "__proto__") return MISS;
+        if (!Object.hasOwn(fields, key)) out[key] = value[key];
+      }
     return out;
   };
 }
@@ -288,7 +293,7 @@ export const WarehouseGroup1Schema = strictRecord({
   enabled: F.bool,
 });
 
-const DagSchema = strictRecord({
+export const DagSchema = strictRecord({
   dag_id: F.text,
   description: F.label,
   /** YYYY-MM-DD */
@@ -322,6 +327,12 @@ export const EnvelopeSchema = z.object({
   total: num.optional(),
 });
 
+/** The fast path's value for `value`, or undefined when it declines (zod must decide). Exported for tests. */
+export function tryFast<T>(schema: z.ZodType<T, unknown>, value: unknown): T | undefined {
+  const fast = FAST.get(schema)?.(value);
+  return fast === undefined || fast === MISS ? undefined : (fast as T);
+}
+
 /** Parse `value` or throw ApiError BAD_RESPONSE naming the first zod paths (never a raw ZodError). */
 export function parseWith<T>(
   schema: z.ZodType<T, unknown>,
@@ -329,9 +340,7 @@ export function parseWith<T>(
   request?: RequestSummary,
   prefix: string[] = [],
 ): T {
-  const fast = FAST.get(schema)?.(value);
-  if (fast !== undefined && fast !== MISS) return fast as T;
-  return parseSlow(schema, value, request, prefix);
+  return tryFast(schema, value) ?? parseSlow(schema, value, request, prefix);
 }
 
 function parseSlow<T>(
@@ -362,7 +371,8 @@ function failShape(message: string, details: unknown, request?: RequestSummary):
 
 /** The envelope's fields the pages need, or MISS for anything but `success: true|absent` and a numeric or absent `total`. */
 function fastEnvelope(body: unknown): { data: unknown; total?: number | undefined } | typeof MISS {
-  if (!isRecord(body)) return MISS;
+  // zod requires the `data` key (z.unknown() is not optional), so an envelope without it declines.
+  if (!isRecord(body) || !Object.hasOwn(body, "data")) return MISS;
   const { success, total } = body;
   if (success !== undefined && typeof success !== "boolean") return MISS;
   if (total !== undefined && !isNumber(total)) return MISS;
