@@ -25,7 +25,7 @@ import type { Logger } from "../logger.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
 import { decideRetry, type Failure, type RetryDecision, type RetryOptions } from "./retry.js";
-import { type Transport, TransportFailure } from "./transport.js";
+import { type RawResponse, type Transport, TransportFailure } from "./transport.js";
 
 /** Promise that resolves after `ms`, or rejects as soon as `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -196,33 +196,56 @@ export class HttpClient {
     // One timer per attempt, capped by the budget left: no separate deadline timer is needed.
     const timeoutMs = Math.max(1, Math.min(o.timeoutMs, this.#remainingMs(plan)));
     if (plan.call.signal?.aborted) throw cancelledError(plan.summary, !plan.idempotent && sentBefore);
-    let raw: Awaited<ReturnType<Transport["send"]>>;
+    const raw = await this.#exchange(plan, headers, timeoutMs);
+    return "kind" in raw ? raw : this.#classify(plan, raw, grant);
+  }
+
+  /** One exchange; a transport failure becomes a "failed" outcome, a caller abort CANCELLED. */
+  async #exchange(
+    plan: CallPlan,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<RawResponse | Outcome> {
+    const { base, transport } = this.#o;
+    const { method, path, signal } = plan.call;
     try {
-      raw = await o.transport.send({
-        origin: o.base.origin,
-        path: plan.call.path,
-        method: plan.call.method,
+      return await transport.send({
+        origin: base.origin,
+        path,
+        method,
         headers,
         body: plan.body,
-        signal: plan.call.signal,
+        signal,
         timeoutMs,
       });
     } catch (e) {
       if (!(e instanceof TransportFailure)) throw e;
       // Aborted while the request was on its way: a write may or may not have been applied.
       if (e.code === "CANCELLED") throw cancelledError(plan.summary, !plan.idempotent);
-      const error = transportError(
-        { code: e.code, message: e.message, origin: o.base.origin, timeoutMs, idempotent: plan.idempotent },
-        plan.summary,
-      );
-      const neverSent = failureCode(e.code)?.neverSent === true;
-      return { kind: "failed", error, failure: { kind: "transport", code: e.code }, sent: !neverSent };
+      const info = {
+        code: e.code,
+        message: e.message,
+        origin: base.origin,
+        timeoutMs,
+        idempotent: plan.idempotent,
+      };
+      const sent = failureCode(e.code)?.neverSent !== true;
+      return {
+        kind: "failed",
+        error: transportError(info, plan.summary),
+        failure: { kind: "transport", code: e.code },
+        sent,
+      };
     }
+  }
+
+  /** An answer: verified by the auth strategy, then a success, an auth challenge or a failure. */
+  #classify(plan: CallPlan, raw: RawResponse, grant: AuthGrant): Outcome {
     const parsed: ParsedBody = parseBody(raw.text, raw.headers["content-type"]);
     const json = parsed.kind === "json" ? parsed.value : undefined;
     const answer: AuthResponse = { status: raw.status, headers: raw.headers, text: raw.text, json };
     try {
-      o.auth.verify(answer, grant);
+      this.#o.auth.verify(answer, grant);
     } catch (e) {
       throw e instanceof ApiError ? withRequest(e, plan.summary) : e;
     }
