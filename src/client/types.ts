@@ -141,8 +141,9 @@ export interface Clients {
   /** Undefined when no OAuth credentials are configured (the hub needs Bearer). */
   hub: HubApi | undefined;
   /**
-   * Load the HTTP stack (undici, and hawk for MMS_AUTH=hawk) in the background, so the first
-   * call does not wait for it. Never rejects: a failure surfaces on the first call instead.
+   * Load the HTTP stack (undici, and hawk for MMS_AUTH=hawk) and fetch the OAuth token in the
+   * background, so the first call does not wait for them. Never rejects: a failure surfaces on
+   * the first call instead.
    */
   warm(): void;
   /** Close connection pools. */

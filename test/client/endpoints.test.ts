@@ -194,7 +194,7 @@ describe("listWarehouseGroups1 and listDags", () => {
 });
 
 describe("warm-up", () => {
-  it("prepares a dry run before anything loads, warms in the background, then calls", async () => {
+  it("prepares a dry run before anything loads, warms (undici + token) in the background, then calls", async () => {
     const f = await fakeWithTokens();
     fake = f;
     f.on("GET", "/api/warehouses_groups_1", (_r, res) => envelope(res, 200, "200", []));
@@ -209,10 +209,15 @@ describe("warm-up", () => {
       },
     );
     c.warm();
-    await vi.waitFor(() =>
-      expect(log.lines.join("\n")).toContain("HTTP client loaded ahead of the first call"),
-    );
+    // Deferred (WARM_DELAY_MS), so nothing has been sent yet.
     expect(f.requests).toHaveLength(0);
+    await vi.waitFor(
+      () => expect(log.lines.join("\n")).toContain("access token fetched ahead of the first call"),
+      { timeout: 10_000 },
+    );
+    expect(f.requests.map((r) => r.pathname)).toEqual(["/oauth/token"]);
     await expect(c.api.listWarehouseGroups1({})).resolves.toEqual({ data: [], total: 0 });
+    // The call used the token fetched ahead: no second token request.
+    expect(f.tokensIssued()).toBe(1);
   });
 });
