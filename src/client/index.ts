@@ -102,8 +102,13 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
   // IMPORTANT: deferred, so the initialize / tools/list handshake, which a client sends as soon as the
   // transport is up, never waits behind this CPU work (measured: started at once, spawn → tools/list
   // went from 1.12 to 1.38 x the bare SDK server). A call arriving earlier loads what it needs itself.
+  let closed = false;
   const warm = () => {
-    setTimeout(warmNow, deps.warmDelayMs ?? WARM_DELAY_MS).unref();
+    setTimeout(() => closed || warmNow(), deps.warmDelayMs ?? WARM_DELAY_MS).unref();
   };
-  return { api, hub, warm, close: () => transport.close() };
+  const close = () => {
+    closed = true;
+    return transport.close();
+  };
+  return { api, hub, warm, close };
 }
