@@ -138,11 +138,19 @@ const idLoose = z
   .optional()
   .transform((v) => v ?? null);
 
-/** The field kinds, each a zod schema with its fast check (numbers as text etc. go to zod). */
+/** A number, or a number sent as text exactly as `numericText` reads it (trimmed, NUMERIC_TEXT). */
+const fastNum = (v: unknown): unknown => {
+  if (isNumber(v)) return v;
+  if (typeof v !== "string") return MISS;
+  const t = v.trim();
+  return NUMERIC_TEXT.test(t) ? Number(t) : MISS;
+};
+
+/** The field kinds, each a zod schema with its fast check (anything unusual goes to zod). */
 const F = {
-  num: field(num, (v) => (isNumber(v) ? v : MISS)),
-  numOptional: field(num.optional(), (v) => (isNumber(v) ? v : MISS), "omit"),
-  numOrNull: field(numOrNull, (v) => (v === null || v === undefined ? null : isNumber(v) ? v : MISS)),
+  num: field(num, fastNum),
+  numOptional: field(num.optional(), fastNum, "omit"),
+  numOrNull: field(numOrNull, (v) => (v === null || v === undefined || v === "" ? null : fastNum(v))),
   text: field(text, (v) => (typeof v === "string" ? v : isNumber(v) ? String(v) : MISS)),
   textOrNull: field(textOrNull, (v) =>
     typeof v === "string" ? v : v === null || v === undefined ? null : isNumber(v) ? String(v) : MISS,
@@ -396,10 +404,29 @@ export function parsePage<T>(
   const env = envelope(body, request);
   const raw =
     env.data === null || env.data === undefined ? [] : Array.isArray(env.data) ? env.data : [env.data];
-  const item = FAST.get(schema);
-  const fast = item === undefined ? MISS : fastArray(item)(raw);
-  const data = fast === MISS ? parseSlow(z.array(schema), raw, request, ["data"]) : (fast as T[]);
+  const data = parseItems(schema, raw) ?? parseSlow(z.array(schema), raw, request, ["data"]);
   return { data, total: env.total ?? data.length };
+}
+
+/**
+ * Each item by the fast path, or by zod alone when the fast path declines it (zod parses an
+ * array item by item, so the result is the same); undefined as soon as zod rejects one, so that
+ * the caller re-parses the whole array for zod's complete, indexed error paths.
+ */
+function parseItems<T>(schema: z.ZodType<T, unknown>, raw: unknown[]): T[] | undefined {
+  const fast = FAST.get(schema);
+  const out = new Array<T>(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const v = fast === undefined ? MISS : fast(raw[i]);
+    if (v !== MISS) {
+      out[i] = v as T;
+      continue;
+    }
+    const r = schema.safeParse(raw[i]);
+    if (!r.success) return undefined;
+    out[i] = r.data;
+  }
+  return out;
 }
 
 /** An envelope's `data` as one object (an array of exactly one is accepted). */
