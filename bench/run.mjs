@@ -4,7 +4,7 @@
  * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
- *   node bench/run.mjs [section ...]     sections: per-call cold-start memory context budget-review pagination http
+ *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http
  */
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -18,9 +18,11 @@ import http from "./sections/http.mjs";
 import memory from "./sections/memory.mjs";
 import pagination from "./sections/pagination.mjs";
 import perCall from "./sections/per-call.mjs";
+import records from "./sections/records.mjs";
 
 const SECTIONS = {
   "per-call": perCall,
+  records,
   "cold-start": coldStart,
   memory,
   context,

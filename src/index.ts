@@ -7,7 +7,7 @@
 // IMPORTANT: first import: exits with one clear line on an unsupported Node.js before anything else loads.
 import "./check-node.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
-import { createLazyClients } from "./client/lazy.js";
+import { createClients } from "./client/index.js";
 import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
 import { scrubText } from "./errors/redact.js";
@@ -98,7 +98,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     return fail(`MCP_STATE_SECRET: ${(error as Error).message} (e.g. openssl rand -base64 48)`);
   }
 
-  const clients = createLazyClients(config, { logger: logger.child({ component: "client" }) });
+  const clients = createClients(config, { logger: logger.child({ component: "client" }) });
   // Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once.
   const stopping = new AbortController();
   const deps = {
@@ -141,6 +141,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     process.stderr.write(
       `maintenance-mcp ${VERSION} listening on ${handle.url}${plan.sandbox ? " (sandbox)" : ""}\n`,
     );
+    clients.warm();
     const signal = await waitForSignal();
     logger.info("shutting down", { signal });
     await handle.close();
@@ -148,7 +149,9 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     return 0;
   }
   const { serveStdio } = await import("./transports/stdio.js");
-  const end = await Promise.race([serveStdio(makeServer, logger), waitForSignal()]);
+  const stopped = Promise.race([serveStdio(makeServer, logger), waitForSignal()]);
+  clients.warm();
+  const end = await stopped;
   await shutdown();
   if (typeof end === "object" && end.reason === "error") {
     logger.error("stdio transport cannot go on; exiting", { error: end.error.message });

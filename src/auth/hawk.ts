@@ -4,14 +4,30 @@
  * bytes (on by default). Answers carrying `Server-Authorization` are verified and a bad MAC is
  * a SECURITY error; a stale-timestamp challenge (401, or 407 as deployments use) is tsm-checked,
  * corrects the clock offset, and the call is repeated once.
+ * The hawk package (~20 ms to import) loads on the first signed request, or earlier by `loadHawk()`
+ * (the client's background warm-up), so starting the server does not pay for it.
  * IMPORTANT: the key is only passed to the hawk package; it is never sent, logged or put in an error.
  */
-import Hawk from "hawk";
+import type Hawk from "hawk";
 import type { HawkConfig } from "../config.js";
 import { ApiError, ERROR_CODES } from "../errors/api-error.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy, ChallengeVerdict } from "./types.js";
 
 type Artifacts = ReturnType<typeof Hawk.client.header>["artifacts"];
+type HawkLib = typeof Hawk;
+
+let lib: HawkLib | undefined;
+
+/** Load the hawk package once (idempotent). `signHawk` and `HawkStrategy.verify` need it loaded. */
+export async function loadHawk(): Promise<HawkLib> {
+  lib ??= (await import("hawk")).default;
+  return lib;
+}
+
+function hawk(): HawkLib {
+  if (lib === undefined) throw new Error("the hawk package is not loaded yet: await loadHawk() first");
+  return lib;
+}
 
 export interface HawkSignOptions {
   /** Unix seconds; default: the injected clock plus the learnt server offset. */
@@ -31,6 +47,7 @@ export interface HawkOptions {
 /**
  * The `Authorization: Hawk …` header for one request, and the artifacts needed to verify the
  * answer. The URI is passed as an object so hawk cannot re-parse (and re-escape) the path.
+ * Needs `loadHawk()` to have resolved.
  */
 export function signHawk(
   request: AuthRequest,
@@ -46,7 +63,7 @@ export function signHawk(
     search: q === -1 ? "" : request.path.slice(q),
   };
   const withPayload = request.body !== undefined && config.payloadHash;
-  return Hawk.client.header(
+  return hawk().client.header(
     // The typings say string; hawk 9 accepts a parsed URL object (client.js: `typeof uri === 'object'`).
     uri as unknown as string,
     request.method,
@@ -94,6 +111,7 @@ export class HawkStrategy implements AuthStrategy {
   }
 
   async authorize(request: AuthRequest): Promise<AuthGrant> {
+    if (lib === undefined) await loadHawk();
     const timestamp = this.#sign.timestamp ?? Math.floor((this.#now() + this.#offsetMs) / 1000);
     const { header, artifacts } = signHawk(request, this.#config, { ...this.#sign, timestamp });
     return { headers: { authorization: header }, state: artifacts };
@@ -113,8 +131,8 @@ export class HawkStrategy implements AuthStrategy {
     // The payload is checked only when the server sent a hash (api-spec §5.2: hash is optional).
     const withHash = serverAuthorization !== undefined && /\bhash="/.test(serverAuthorization);
     try {
-      Hawk.client.authenticate(
-        { headers } as unknown as Parameters<typeof Hawk.client.authenticate>[0],
+      hawk().client.authenticate(
+        { headers } as unknown as Parameters<HawkLib["client"]["authenticate"]>[0],
         { id: this.#config.id, key: this.#config.key.reveal(), algorithm: "sha256" },
         grant.state as Artifacts,
         withHash ? { payload: response.text } : {},

@@ -150,17 +150,7 @@ export class OAuthStrategy implements AuthStrategy {
     }
     if (answer.status < 200 || answer.status >= 300) throw this.#rejected(answer, json);
     const body = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
-    const accessToken = body.access_token;
-    if (typeof accessToken !== "string" || accessToken === "") {
-      throw new ApiError({
-        status: answer.status,
-        code: ERROR_CODES.BAD_RESPONSE,
-        message: "the token endpoint answered without an access_token",
-        retryable: true,
-        request: { method: "POST", path: "/oauth/token" },
-      });
-    }
-    const value = new Secret(accessToken);
+    const value = new Secret(validToken(body, answer.status));
     const rawExpires = Number(body.expires_in);
     const expiresIn = Number.isFinite(rawExpires) && rawExpires > 0 ? rawExpires : DEFAULT_EXPIRES_IN_S;
     const token: Token = {
@@ -212,6 +202,62 @@ export class OAuthStrategy implements AuthStrategy {
       request,
     });
   }
+}
+
+/** Control characters or whitespace: a header built from such a token is broken or injected. */
+function unsafeToken(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * The access token of a 2xx token answer, checked before it is cached (issue 9: a token with
+ * CR/LF used to be cached for 7,200 s and fail every call). `token_type` must be Bearer in any
+ * case (RFC 6749 §5.1: case-insensitive); an absent one is taken as Bearer (api-spec §4.6:
+ * "always Bearer"). Errors never quote the token.
+ */
+function validToken(body: Record<string, unknown>, status: number): string {
+  const request = { method: "POST", path: "/oauth/token" };
+  const token = body.access_token;
+  const tokenType = body.token_type;
+  if (typeof token !== "string" || token === "") {
+    throw new ApiError({
+      status,
+      code: ERROR_CODES.BAD_RESPONSE,
+      message: "the token endpoint answered without an access_token",
+      retryable: true,
+      request,
+    });
+  }
+  if (tokenType !== undefined && (typeof tokenType !== "string" || tokenType.toLowerCase() !== "bearer")) {
+    const shown = typeof tokenType === "string" ? JSON.stringify(tokenType.slice(0, 40)) : typeof tokenType;
+    throw new ApiError({
+      status,
+      code: ERROR_CODES.AUTH,
+      message: `the token endpoint issued a token of type ${shown}; only Bearer tokens are supported: check MMS_AUTH_URL`,
+      retryable: false,
+      details: {
+        endpoint: "token",
+        tokenType: typeof tokenType === "string" ? tokenType.slice(0, 40) : null,
+      },
+      request,
+    });
+  }
+  if (unsafeToken(token)) {
+    throw new ApiError({
+      status,
+      code: ERROR_CODES.BAD_RESPONSE,
+      message:
+        "the token endpoint issued an access_token containing whitespace or control characters; it was not used: check MMS_AUTH_URL",
+      retryable: false,
+      details: { endpoint: "token" },
+      request,
+    });
+  }
+  return token;
 }
 
 function tokenEndpointError(error: unknown): ApiError {

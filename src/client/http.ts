@@ -1,15 +1,18 @@
 /**
- * The only module that imports undici. `Transport` owns the connection pools (one undici Agent:
- * a keep-alive pool per origin), the per-attempt timeout and body reading; `HttpClient` owns the
- * retry loop (policy in retry.ts), the auth hooks (src/auth) and JSON parsing, and turns every
- * failure into an ApiError through src/errors/normalize.ts.
+ * `HttpClient`: JSON over HTTP with auth, retries, a total time budget and cancellation, in four
+ * named steps: `#attempt` (authorize, one exchange, verify, classify), `#onChallenge` (a 401/407:
+ * re-authenticate and repeat once), the retry decision (pure policy in retry.ts) and
+ * `#finalError`. Steps return facts (`Outcome`); nothing is passed back through shared state.
+ * Every failure is an ApiError built by src/errors/normalize.ts. Exchanges go through
+ * `Transport` (transport.ts, the only module that loads undici).
  * IMPORTANT: a caller abort ends the in-flight request and any wait at once (CANCELLED); a call
- * never outlives its total budget; no header, token or body reaches a log line or an error.
+ * never outlives its total budget (each attempt's one timer is capped by what is left of it; an
+ * OAuth token request in between has its own MMS_TIMEOUT_MS); no header, token or body reaches
+ * a log line or an error.
  */
-import { Agent, type Dispatcher } from "undici";
-import type { TokenExchange } from "../auth/oauth.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy } from "../auth/types.js";
 import { ApiError, ERROR_CODES, type RequestSummary } from "../errors/api-error.js";
+import { failureCode } from "../errors/failure-codes.js";
 import {
   cancelledError,
   type ParsedBody,
@@ -21,166 +24,28 @@ import {
 import type { Logger } from "../logger.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
-import { decideRetry, type Failure, NEVER_SENT_CODES, type RetryOptions } from "./retry.js";
-
-/** Largest response body accepted (a budget page of 100 with items is well under 1 MiB). */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-export interface RawRequest {
-  origin: string;
-  path: string;
-  method: "GET" | "POST";
-  headers: Record<string, string>;
-  body?: string | undefined;
-  signal?: AbortSignal | undefined;
-  timeoutMs: number;
-}
-
-export interface RawResponse {
-  status: number;
-  /** Lower-case names; repeated headers joined with ", ". */
-  headers: Record<string, string | undefined>;
-  text: string;
-}
-
-/** A request that produced no HTTP answer. `code` is the Node/undici code, `TIMEOUT` or `CANCELLED`. */
-export class TransportFailure extends Error {
-  override readonly name = "TransportFailure";
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-function errorCode(error: unknown): string {
-  let e: unknown = error;
-  for (let depth = 0; depth < 4 && e instanceof Error; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    // Happy-eyeballs connects fail with an AggregateError whose members carry the code.
-    const first = (e as { errors?: unknown[] }).errors?.[0];
-    e = first ?? (e as { cause?: unknown }).cause;
-  }
-  return "UNKNOWN";
-}
-
-function flattenHeaders(headers: Dispatcher.ResponseData["headers"]): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
-  return out;
-}
-
-export interface TransportOptions {
-  /** Connect timeout ceiling; each request also has its own overall timeout. */
-  connectTimeoutMs?: number;
-  /** Concurrent connections per origin. */
-  connections?: number;
-  maxBodyBytes?: number;
-}
-
-/** Connection pools and single HTTP exchanges: no retries, no auth, no parsing. */
-export class Transport {
-  readonly #agent: Agent;
-
-  constructor(options: TransportOptions = {}) {
-    this.#agent = new Agent({
-      connections: options.connections ?? 16,
-      keepAliveTimeout: 4_000,
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-      maxResponseSize: options.maxBodyBytes ?? MAX_BODY_BYTES,
-    });
-  }
-
-  /** One exchange, body read in full. Rejects with TransportFailure only. */
-  async send(req: RawRequest): Promise<RawResponse> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, req.timeoutMs);
-    const onAbort = () => controller.abort();
-    req.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      if (req.signal?.aborted) throw new TransportFailure("CANCELLED", "aborted before sending");
-      const res = await this.#agent.request({
-        origin: req.origin,
-        path: req.path,
-        method: req.method,
-        headers:
-          req.body === undefined
-            ? req.headers
-            : { ...req.headers, "content-length": String(Buffer.byteLength(req.body)) },
-        body: req.body,
-        signal: controller.signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      });
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
-    } catch (error) {
-      if (error instanceof TransportFailure) throw error;
-      if (req.signal?.aborted)
-        throw new TransportFailure("CANCELLED", "aborted by the caller", { cause: error });
-      if (timedOut)
-        throw new TransportFailure("TIMEOUT", `no answer within ${req.timeoutMs} ms`, { cause: error });
-      const message = error instanceof Error ? error.message : String(error);
-      throw new TransportFailure(errorCode(error), message, { cause: error });
-    } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /** A TokenExchange over this transport, for OAuthStrategy. Transport failures become ApiErrors. */
-  tokenExchange(timeoutMs: number): TokenExchange {
-    return async ({ url, headers, body }) => {
-      const u = new URL(url);
-      try {
-        return await this.send({
-          origin: u.origin,
-          path: u.pathname + u.search,
-          method: "POST",
-          headers,
-          body,
-          timeoutMs,
-        });
-      } catch (error) {
-        const f = error as TransportFailure;
-        throw transportError(
-          { code: f.code, message: f.message, origin: u.origin, timeoutMs, idempotent: true },
-          requestSummary("POST", u.pathname),
-        );
-      }
-    };
-  }
-
-  close(): Promise<void> {
-    return this.#agent.close();
-  }
-}
+import { decideRetry, type Failure, type RetryDecision, type RetryOptions } from "./retry.js";
+import { type RawResponse, type Transport, TransportFailure } from "./transport.js";
 
 /** Promise that resolves after `ms`, or rejects as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal?.reason);
     };
     const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
 /** `promise`, or a rejection as soon as `signal` aborts (the promise keeps running for others). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -223,10 +88,25 @@ export interface JsonCall {
   signal?: AbortSignal | undefined;
 }
 
-const DEADLINE = Symbol("deadline");
-const CALLER = Symbol("caller");
-
 type ResolvedOptions = Required<HttpClientOptions>;
+
+/** One call, fixed for all its attempts. */
+interface CallPlan {
+  call: JsonCall;
+  summary: RequestSummary;
+  idempotent: boolean;
+  /** performance.now() when the call started. */
+  started: number;
+  body: string | undefined;
+  authRequest: AuthRequest;
+}
+
+/** What one attempt established. `sent`: the request may have reached the server. */
+type Outcome =
+  | { kind: "ok"; json: unknown }
+  /** A 401/407 is a refusal: nothing was applied, so it does not count as sent. */
+  | { kind: "challenge"; error: ApiError; answer: AuthResponse; grant: AuthGrant; sent: false }
+  | { kind: "failed"; error: ApiError; failure: Failure; sent: boolean };
 
 /** JSON over HTTP with auth, retries, budget and cancellation. Every failure is an ApiError. */
 export class HttpClient {
@@ -243,28 +123,192 @@ export class HttpClient {
 
   /** Send `call` and return the parsed JSON body of a successful answer (undefined for 204). */
   async json(call: JsonCall): Promise<unknown> {
-    const summary = requestSummary(call.method, call.path);
-    const idempotent = call.method === "GET";
-    const started = performance.now();
-    // One signal for the whole call: the caller's abort or the end of the total budget.
-    const ctl = new AbortController();
-    const onCallerAbort = () => ctl.abort(CALLER);
-    call.signal?.addEventListener("abort", onCallerAbort, { once: true });
-    if (call.signal?.aborted) ctl.abort(CALLER);
-    const deadline = setTimeout(() => ctl.abort(DEADLINE), this.#o.retry.totalBudgetMs);
-    const state = { sent: false };
+    const plan = this.#plan(call);
+    let retries = 0;
+    let reauthenticated = false;
+    let sent = false;
     try {
-      return await this.#loop(call, summary, idempotent, started, ctl.signal, state);
+      for (;;) {
+        const outcome = await this.#attempt(plan, sent);
+        if (outcome.kind === "ok") return outcome.json;
+        sent ||= outcome.sent;
+        if (outcome.kind === "challenge") {
+          if (reauthenticated || !this.#onChallenge(plan, outcome))
+            throw reauthenticated
+              ? withDetails(outcome.error, { reauthenticated: true }, this.#o.auth.afterRetryHint)
+              : outcome.error;
+          reauthenticated = true;
+          continue;
+        }
+        const decision = this.#decide(plan, outcome.failure, retries);
+        if (!decision.retry) throw this.#finalError(plan, outcome, decision, retries);
+        retries += 1;
+        this.#o.logger.debug("retrying upstream request", {
+          method: plan.summary.method,
+          path: plan.summary.path,
+          attempt: retries + 1,
+          delayMs: decision.delayMs,
+          reason: decision.reason,
+        });
+        await sleep(decision.delayMs, call.signal);
+      }
     } catch (error) {
-      const writeInFlight = !idempotent && state.sent;
-      if (call.signal?.aborted) throw cancelledError(summary, writeInFlight);
-      if (error instanceof ApiError) throw error;
-      if (ctl.signal.reason === DEADLINE) throw this.#budgetError(summary, writeInFlight);
+      if (error instanceof ApiError && error.code === ERROR_CODES.CANCELLED) throw error;
+      if (call.signal?.aborted) throw cancelledError(plan.summary, !plan.idempotent && sent);
       throw error;
-    } finally {
-      clearTimeout(deadline);
-      call.signal?.removeEventListener("abort", onCallerAbort);
     }
+  }
+
+  #plan(call: JsonCall): CallPlan {
+    const { base } = this.#o;
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const authRequest: AuthRequest = {
+      method: call.method,
+      protocol: base.protocol,
+      hostname: base.hostname,
+      port: base.port,
+      path: call.path,
+      body,
+      contentType: body === undefined ? undefined : "application/json",
+    };
+    return {
+      call,
+      summary: requestSummary(call.method, call.path),
+      idempotent: call.method === "GET",
+      started: performance.now(),
+      body,
+      authRequest,
+    };
+  }
+
+  #remainingMs(plan: CallPlan): number {
+    return this.#o.retry.totalBudgetMs - (performance.now() - plan.started);
+  }
+
+  /** Authorize, send once, verify, classify. `sentBefore`: an earlier attempt may have reached the server. */
+  async #attempt(plan: CallPlan, sentBefore: boolean): Promise<Outcome> {
+    const o = this.#o;
+    const remaining = this.#remainingMs(plan);
+    if (remaining <= 0) throw this.#budgetError(plan.summary, !plan.idempotent && sentBefore);
+    const grant = await abortable(o.auth.authorize(plan.authRequest, plan.call.signal), plan.call.signal);
+    const headers: Record<string, string> = { ...o.headers, ...grant.headers };
+    if (plan.body !== undefined) headers["content-type"] = "application/json";
+    // One timer per attempt, capped by the budget left: no separate deadline timer is needed.
+    const timeoutMs = Math.max(1, Math.min(o.timeoutMs, this.#remainingMs(plan)));
+    if (plan.call.signal?.aborted) throw cancelledError(plan.summary, !plan.idempotent && sentBefore);
+    const raw = await this.#exchange(plan, headers, timeoutMs);
+    return "kind" in raw ? raw : this.#classify(plan, raw, grant);
+  }
+
+  /** One exchange; a transport failure becomes a "failed" outcome, a caller abort CANCELLED. */
+  async #exchange(
+    plan: CallPlan,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<RawResponse | Outcome> {
+    const { base, transport } = this.#o;
+    const { method, path, signal } = plan.call;
+    try {
+      return await transport.send({
+        origin: base.origin,
+        path,
+        method,
+        headers,
+        body: plan.body,
+        signal,
+        timeoutMs,
+      });
+    } catch (e) {
+      if (!(e instanceof TransportFailure)) throw e;
+      // Aborted while the request was on its way: a write may or may not have been applied.
+      if (e.code === "CANCELLED") throw cancelledError(plan.summary, !plan.idempotent);
+      const info = {
+        code: e.code,
+        message: e.message,
+        origin: base.origin,
+        timeoutMs,
+        idempotent: plan.idempotent,
+      };
+      const sent = failureCode(e.code)?.neverSent !== true;
+      return {
+        kind: "failed",
+        error: transportError(info, plan.summary),
+        failure: { kind: "transport", code: e.code },
+        sent,
+      };
+    }
+  }
+
+  /** An answer: verified by the auth strategy, then a success, an auth challenge or a failure. */
+  #classify(plan: CallPlan, raw: RawResponse, grant: AuthGrant): Outcome {
+    const parsed: ParsedBody = parseBody(raw.text, raw.headers["content-type"]);
+    const json = parsed.kind === "json" ? parsed.value : undefined;
+    const answer: AuthResponse = { status: raw.status, headers: raw.headers, text: raw.text, json };
+    try {
+      this.#o.auth.verify(answer, grant);
+    } catch (e) {
+      throw e instanceof ApiError ? withRequest(e, plan.summary) : e;
+    }
+    const error = responseError({ status: raw.status, headers: raw.headers, body: parsed }, plan.summary);
+    if (error === undefined) return { kind: "ok", json };
+    const status = error.status ?? raw.status;
+    if (status === 401 || raw.status === 401 || raw.status === 407) {
+      const challenged = { ...answer, status: raw.status === 407 ? 407 : status };
+      return { kind: "challenge", error, answer: challenged, grant, sent: false };
+    }
+    return { kind: "failed", error, failure: { kind: "status", status, headers: raw.headers }, sent: true };
+  }
+
+  /** A 401/407: whether to re-authenticate and repeat once (the strategy decides). */
+  #onChallenge(plan: CallPlan, outcome: Extract<Outcome, { kind: "challenge" }>): boolean {
+    if (this.#o.auth.onChallenge(outcome.answer, outcome.grant) !== "retry-once") return false;
+    this.#o.logger.debug("upstream auth challenge: re-authenticating and repeating once", {
+      method: plan.summary.method,
+      path: plan.summary.path,
+      scheme: this.#o.auth.scheme,
+      status: outcome.answer.status,
+    });
+    return true;
+  }
+
+  #decide(plan: CallPlan, failure: Failure, retriesDone: number): RetryDecision {
+    return decideRetry(
+      {
+        method: plan.call.method,
+        idempotent: plan.idempotent,
+        retriesDone,
+        failure,
+        remainingMs: this.#remainingMs(plan),
+        nowMs: this.#o.now(),
+        random: this.#o.random,
+      },
+      this.#o.retry,
+    );
+  }
+
+  /** The error a call ends with once the policy says stop: attempts, the server's wait, the outcome. */
+  #finalError(
+    plan: CallPlan,
+    outcome: Extract<Outcome, { kind: "failed" }>,
+    decision: Extract<RetryDecision, { retry: false }>,
+    retries: number,
+  ): ApiError {
+    const { error, failure } = outcome;
+    const extra: Record<string, unknown> = {};
+    if (retries > 0) extra.attempts = retries + 1;
+    const waitMs = decision.retryAfterMs;
+    if (waitMs !== undefined) extra.retryAfterSeconds = Math.ceil(waitMs / 1000);
+    let suffix = "";
+    if (decision.reason === "budget")
+      suffix =
+        waitMs === undefined
+          ? " (no time left in the call's budget to retry)"
+          : ` (the server asked to wait ${Math.ceil(waitMs / 1000)} s, more than the call's time budget allows)`;
+    // IMPORTANT: a gateway's 5xx can come after the upstream applied a write: a POST that got
+    // one has an unknown outcome and must not be advertised as safe to retry.
+    if (!plan.idempotent && failure.kind === "status" && failure.status >= 500)
+      return withDetails(error, { ...extra, outcome: "unknown" }, suffix, false);
+    return Object.keys(extra).length === 0 && suffix === "" ? error : withDetails(error, extra, suffix);
   }
 
   #budgetError(request: RequestSummary, writeInFlight: boolean): ApiError {
@@ -280,128 +324,6 @@ export class HttpClient {
       details: writeInFlight ? { budgetMs, outcome: "unknown" } : { budgetMs },
       request,
     });
-  }
-
-  async #loop(
-    call: JsonCall,
-    summary: RequestSummary,
-    idempotent: boolean,
-    started: number,
-    signal: AbortSignal,
-    state: { sent: boolean },
-  ): Promise<unknown> {
-    const o = this.#o;
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const contentType = body === undefined ? undefined : "application/json";
-    const authRequest: AuthRequest = {
-      method: call.method,
-      protocol: o.base.protocol,
-      hostname: o.base.hostname,
-      port: o.base.port,
-      path: call.path,
-      body,
-      contentType,
-    };
-    let retries = 0;
-    let reauthenticated = false;
-    for (;;) {
-      const remaining = o.retry.totalBudgetMs - (performance.now() - started);
-      if (remaining <= 0) throw this.#budgetError(summary, !idempotent && state.sent);
-      const grant: AuthGrant = await abortable(o.auth.authorize(authRequest, signal), signal);
-      const headers: Record<string, string> = { ...o.headers, ...grant.headers };
-      if (contentType !== undefined) headers["content-type"] = contentType;
-      const attemptTimeout = Math.max(1, Math.min(o.timeoutMs, remaining));
-
-      let failure: Failure;
-      let error: ApiError;
-      try {
-        state.sent = true;
-        const raw = await o.transport.send({
-          origin: o.base.origin,
-          path: call.path,
-          method: call.method,
-          headers,
-          body,
-          signal,
-          timeoutMs: attemptTimeout,
-        });
-        const parsed: ParsedBody = parseBody(raw.text, raw.headers["content-type"]);
-        const json = parsed.kind === "json" ? parsed.value : undefined;
-        const answer: AuthResponse = { status: raw.status, headers: raw.headers, text: raw.text, json };
-        try {
-          o.auth.verify(answer, grant);
-        } catch (e) {
-          throw e instanceof ApiError ? withRequest(e, summary) : e;
-        }
-        const found = responseError({ status: raw.status, headers: raw.headers, body: parsed }, summary);
-        if (found === undefined) return json;
-        const effective = found.status ?? raw.status;
-        if (effective === 401 || raw.status === 401 || raw.status === 407) {
-          if (reauthenticated) throw withDetails(found, { reauthenticated: true }, o.auth.afterRetryHint);
-          if (
-            o.auth.onChallenge({ ...answer, status: raw.status === 407 ? 407 : effective }, grant) ===
-            "retry-once"
-          ) {
-            reauthenticated = true;
-            o.logger.debug("upstream auth challenge: re-authenticating and repeating once", {
-              method: summary.method,
-              path: summary.path,
-              scheme: o.auth.scheme,
-              status: raw.status,
-            });
-            continue;
-          }
-          throw found;
-        }
-        error = found;
-        failure = { kind: "status", status: effective, headers: raw.headers };
-      } catch (e) {
-        if (!(e instanceof TransportFailure)) throw e;
-        if (e.code === "CANCELLED") throw e;
-        // A POST is only repeated after never-sent failures, so no earlier attempt reached the server either.
-        if (NEVER_SENT_CODES.has(e.code)) state.sent = false;
-        error = transportError(
-          { code: e.code, message: e.message, origin: o.base.origin, timeoutMs: attemptTimeout, idempotent },
-          summary,
-        );
-        failure = { kind: "transport", code: e.code };
-      }
-
-      const decision = decideRetry(
-        {
-          method: call.method,
-          idempotent,
-          retriesDone: retries,
-          failure,
-          remainingMs: o.retry.totalBudgetMs - (performance.now() - started),
-          nowMs: o.now(),
-          random: o.random,
-        },
-        o.retry,
-      );
-      if (!decision.retry) {
-        const extra: Record<string, unknown> = {};
-        if (retries > 0) extra.attempts = retries + 1;
-        if (decision.retryAfterMs !== undefined)
-          extra.retryAfterSeconds = Math.ceil(decision.retryAfterMs / 1000);
-        const suffix = decision.reason === "budget" ? " (no time left in the call's budget to retry)" : "";
-        // IMPORTANT: a gateway's 5xx can come after the upstream applied a write: a POST that got
-        // one has an unknown outcome and must not be advertised as safe to retry.
-        if (!idempotent && failure.kind === "status" && failure.status >= 500) {
-          throw withDetails(error, { ...extra, outcome: "unknown" }, suffix, false);
-        }
-        throw Object.keys(extra).length === 0 && suffix === "" ? error : withDetails(error, extra, suffix);
-      }
-      retries += 1;
-      o.logger.debug("retrying upstream request", {
-        method: summary.method,
-        path: summary.path,
-        attempt: retries + 1,
-        delayMs: decision.delayMs,
-        reason: decision.reason,
-      });
-      await sleep(decision.delayMs, signal);
-    }
   }
 }
 

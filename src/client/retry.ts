@@ -4,7 +4,9 @@
  * and `random`), so every rule is table-tested in test/unit/retry.test.ts.
  * IMPORTANT: a non-idempotent request (POST) is repeated only when it provably never reached
  * the server (connection refused / connect failure); 408 means "already exists" here, never retried.
+ * Transport codes come from the one table in src/errors/failure-codes.ts.
  */
+import { failureCode } from "../errors/failure-codes.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (MMS_MAX_RETRIES). */
@@ -34,28 +36,6 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /** 429, and 406 which this API family uses for "requests per minute exceeded" (upstream-notes). */
 export const RATE_LIMIT_STATUSES: ReadonlySet<number> = new Set([406, 429]);
-
-/** Transport failures after which the request may or may not have been processed. */
-export const RETRYABLE_TRANSPORT_CODES: ReadonlySet<string> = new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_CLOSED",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "TIMEOUT",
-]);
-
-/** Transport failures that happen before any byte of the request is sent. */
-export const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-]);
 
 export type Failure =
   | { kind: "status"; status: number; headers: Readonly<Record<string, string | undefined>> }
@@ -99,7 +79,8 @@ function header(headers: Readonly<Record<string, string | undefined>>, name: str
 /** Values above this are absolute epoch seconds rather than a delta (some gateways send those). */
 const EPOCH_THRESHOLD_S = 1_000_000_000;
 
-function parseSeconds(raw: string | undefined, nowMs: number): number | undefined {
+/** `ratelimit-reset` / `Request-Call-Limit-Reset`: seconds (a fraction allowed) or epoch seconds. */
+function parseResetSeconds(raw: string | undefined, nowMs: number): number | undefined {
   if (raw === undefined) return undefined;
   const text = raw.trim();
   if (!/^\d+(\.\d+)?$/.test(text)) return undefined;
@@ -108,24 +89,45 @@ function parseSeconds(raw: string | undefined, nowMs: number): number | undefine
   return Math.ceil(n * 1000);
 }
 
+/** The three HTTP-date forms of RFC 9110 §5.6.7: IMF-fixdate, obsolete RFC 850, asctime. */
+const HTTP_DATE = new RegExp(
+  [
+    /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+    /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+    /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+  ]
+    .map((r) => `(?:${r.source})`)
+    .join("|"),
+);
+
 /**
- * How long the server asked to wait, in ms: `Retry-After` (seconds or HTTP date), then
- * `ratelimit-reset`, then `Request-Call-Limit-Reset` (all read case-insensitively).
+ * `Retry-After` per RFC 9110 §10.2.3: delay-seconds (digits only) or an HTTP-date, in ms from
+ * `nowMs`. Anything else (negative, fractional, "soon", a bare year) is treated as absent.
+ * A huge delay stays huge: the caller gives up at once and reports the real wait.
+ */
+export function parseRetryAfterHeader(raw: string, nowMs: number): number | undefined {
+  const text = raw.trim();
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, Number.MAX_SAFE_INTEGER);
+  if (!HTTP_DATE.test(text)) return undefined;
+  // asctime has no zone: it is GMT (RFC 9110 §5.6.7).
+  const date = Date.parse(/GMT$/.test(text) ? text : `${text} GMT`);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/**
+ * How long the server asked to wait, in ms: `Retry-After` (RFC 9110), then `ratelimit-reset`,
+ * then `Request-Call-Limit-Reset` (all read case-insensitively; a malformed one counts as absent).
  */
 export function parseRetryAfter(
   headers: Readonly<Record<string, string | undefined>>,
   nowMs: number,
 ): number | undefined {
   const retryAfter = header(headers, "retry-after");
-  if (retryAfter !== undefined) {
-    const secs = parseSeconds(retryAfter, nowMs);
-    if (secs !== undefined) return secs;
-    const date = Date.parse(retryAfter);
-    if (!Number.isNaN(date)) return Math.max(0, date - nowMs);
-  }
+  const told = retryAfter === undefined ? undefined : parseRetryAfterHeader(retryAfter, nowMs);
   return (
-    parseSeconds(header(headers, "ratelimit-reset"), nowMs) ??
-    parseSeconds(header(headers, "request-call-limit-reset"), nowMs)
+    told ??
+    parseResetSeconds(header(headers, "ratelimit-reset"), nowMs) ??
+    parseResetSeconds(header(headers, "request-call-limit-reset"), nowMs)
   );
 }
 
@@ -151,21 +153,18 @@ export function decideRetry(input: RetryInput, options: RetryOptions): RetryDeci
     return { retry: true, delayMs: wait, reason: `rate limited (${reason})` };
   }
 
-  let retryable: boolean;
+  // Whether repeating could help at all, and whether it is safe for this method.
+  let transient: boolean;
+  let safe = idempotent;
   if (failure.kind === "status") {
-    retryable = idempotent && RETRYABLE_STATUSES.has(failure.status);
-  } else if (NEVER_SENT_CODES.has(failure.code)) {
-    retryable = true;
+    transient = RETRYABLE_STATUSES.has(failure.status);
   } else {
-    retryable = idempotent && RETRYABLE_TRANSPORT_CODES.has(failure.code);
+    const known = failureCode(failure.code);
+    transient = known?.transient === true;
+    safe ||= known?.neverSent === true;
   }
-  if (!retryable) {
-    const maybe =
-      failure.kind === "status"
-        ? RETRYABLE_STATUSES.has(failure.status)
-        : RETRYABLE_TRANSPORT_CODES.has(failure.code);
-    return { retry: false, reason: !idempotent && maybe ? "not-idempotent" : "not-retryable" };
-  }
+  if (!transient) return { retry: false, reason: "not-retryable" };
+  if (!safe) return { retry: false, reason: "not-idempotent" };
   if (input.retriesDone >= options.maxRetries) return { retry: false, reason: "retries-exhausted" };
   const delayMs = backoffDelay(input.retriesDone, options, input.random);
   if (delayMs + options.minAttemptMs > input.remainingMs) return { retry: false, reason: "budget" };

@@ -1,9 +1,20 @@
 /**
  * Domain types of the upstream API as the tools see them, and the interfaces of the two
- * clients. Values are already normalised by the client: numbers sent as text are numbers,
- * `folio_target` is text, `data: null` is an empty list. Nothing here mentions HTTP except
- * `PreparedRequest`, the exact request a dry run shows.
+ * clients. Answer types are the outputs of the schemas in schemas.ts (type-only imports: free at
+ * run time), already normalised: numbers sent as text are numbers, `folio_target` is text,
+ * `data: null` is an empty list. Request types (what we send) are written here. Nothing here
+ * mentions HTTP except `PreparedRequest`, the exact request a dry run shows.
  */
+import type { z } from "zod";
+import type {
+  BudgetListItemSchema,
+  BudgetSchema,
+  DagListSchema,
+  MovementDetailSchema,
+  TaskResourceSchema,
+  WarehouseGroup1Schema,
+  WarehouseMovementSchema,
+} from "./schemas.js";
 
 export type ResourceType = "INVENTORY" | "HUMAN_RESOURCES" | "SERVICES";
 
@@ -12,18 +23,6 @@ export type TaskResourceInput =
   | { type_description: "INVENTORY"; id_item: number; note?: string | undefined }
   | { type_description: "HUMAN_RESOURCES"; id_hourly_rate: number; note?: string | undefined }
   | { type_description: "SERVICES"; id_service_type: number; note?: string | undefined };
-
-/** A created task resource, api-spec §2.1. */
-export interface TaskResource {
-  id: number;
-  type_description: ResourceType;
-  quantity: number;
-  unit_cost: number;
-  id_item?: number | undefined;
-  id_hourly_rate?: number | undefined;
-  id_service_type?: number | undefined;
-  note?: string | null | undefined;
-}
 
 /** One element of `items` of a warehouse entry, as sent on the wire (api-spec §4.3). */
 export interface WarehouseEntryItem {
@@ -49,106 +48,16 @@ export interface WarehouseEntryBody {
   items?: WarehouseEntryItem[] | undefined;
 }
 
+/** A created task resource, api-spec §2.1. */
+export type TaskResource = z.output<typeof TaskResourceSchema>;
 /** An item of a movement, api-spec §2.2. */
-export interface MovementDetail {
-  id_item: number;
-  items_description: string;
-  code: string;
-  units_description: string;
-  qty: number;
-  unit_cost: number;
-  total_cost: number;
-  tax_name: string;
-  tax_rate: number;
-}
-
-/** A warehouse movement as returned by the entry endpoint, api-spec §2.2. */
-export interface WarehouseMovement {
-  id: number;
-  /** Movement identifier; the API sends it as number or text, always text here. */
-  folio_target: string;
-  date: string;
-  description: string | null;
-  document: string;
-  id_third_party: number | string | null;
-  third_parties_name: string | null;
-  third_parties_code: string | null;
-  id_cost_center: number | string | null;
-  costs_center_value: string | null;
-  costs_center_description: string | null;
-  folio_source: string | null;
-  date_create: string;
-  id_priority: string | null;
-  priorities_description: string | null;
-  id_currency: number;
-  currency_description: string;
-  currency_symbol: string;
-  movements_states_description: string;
-  movement_details: MovementDetail[];
-}
-
-/** Element of a budget's list_items, api-spec §2.3. */
-export interface BudgetListItem {
-  id_company: number;
-  type_resource: number;
-  qty: number;
-  unit_cost_company: number;
-  total_cost_company: number;
-  unit_cost: number;
-  total_cost: number;
-  id_taxes: number | null;
-  hrl_description: string | null;
-  items_log_description: string | null;
-  stl_description: string | null;
-}
-
-/** A work-order budget, every field of api-spec §2.3 (nullable where the spec or practice says so). */
-export interface Budget {
-  id: number;
-  id_company: number;
-  id_work_order: number;
-  id_third_parties_log: number | null;
-  id_cost_center: number | null;
-  folio: string;
-  id_currency: number;
-  exchange_value: number | null;
-  reference: string | null;
-  id_priority: number | null;
-  note: string | null;
-  id_item_log: number | null;
-  date_create: string;
-  id_condition: number | null;
-  /** 1 pending approval, 2 approved, 3 rejected/cancelled. */
-  status: number;
-  approved_by: string | null;
-  note_status: string | null;
-  discount: number | null;
-  created_by: string | null;
-  third_parties_name: string | null;
-  third_parties_code: string | null;
-  third_parties_address: string | null;
-  third_parties_email: string | null;
-  third_parties_city: string | null;
-  third_parties_country: string | null;
-  third_parties_telephone_1: string | null;
-  third_parties_telephone_2: string | null;
-  costs_center_description: string | null;
-  items_description: string | null;
-  items_groups_description: string | null;
-  items_groups_1_description: string | null;
-  items_groups_2_description: string | null;
-  conditions_description: string | null;
-  currency_description: string | null;
-  symbol: string | null;
-  wo_folio: string | null;
-  /** 1 in process, 2 in review, 3 finished, 4 cancelled. */
-  id_status_work_order: number | null;
-  final_date: string | null;
-  user_assigned: string | null;
-  parent_description: string | null;
-  list_items: BudgetListItem[];
-  approval_date: string | null;
-}
+export type MovementDetail = z.output<typeof MovementDetailSchema>;
+/** A warehouse movement as returned by the entry endpoint, api-spec §2.2 (`folio_target` always text). */
+export type WarehouseMovement = z.output<typeof WarehouseMovementSchema>;
+/** Element of a budget's list_items, api-spec §2.3 (extra fields kept). */
+export type BudgetListItem = z.output<typeof BudgetListItemSchema>;
+/** A work-order budget, every field of api-spec §2.3 (nullable where the spec or practice says so; extra fields kept). */
+export type Budget = z.output<typeof BudgetSchema>;
 
 export type BudgetTypeDate = "creation_date" | "initial_date" | "final_date" | "approval_date";
 
@@ -167,12 +76,7 @@ export interface BudgetQuery {
 }
 
 /** A warehouse classification 1, api-spec §2.4. */
-export interface WarehouseGroup1 {
-  id: number;
-  id_company: number;
-  description: string;
-  enabled: boolean;
-}
+export type WarehouseGroup1 = z.output<typeof WarehouseGroup1Schema>;
 
 export interface WarehouseGroups1Query {
   id?: number | undefined;
@@ -181,19 +85,10 @@ export interface WarehouseGroups1Query {
   limit?: number | undefined;
 }
 
-/** A DAG (ETL integration), api-spec §2.5. */
-export interface Dag {
-  dag_id: string;
-  description: string;
-  /** YYYY-MM-DD */
-  last_run: string | null;
-}
-
-export interface DagList {
-  id_company: string;
-  total: number;
-  dags: Dag[];
-}
+/** The DAG list of the ETL hub, api-spec §2.5 (`total` defaults to the list length). */
+export type DagList = z.output<typeof DagListSchema>;
+/** A DAG (ETL integration); `last_run` is YYYY-MM-DD or null. */
+export type Dag = DagList["dags"][number];
 
 /** One page of a list endpoint. `total` is what the API reported (matches, not page size). */
 export interface Page<T> {
@@ -242,11 +137,17 @@ export interface HubApi {
   listDags(options?: CallOptions): Promise<DagList>;
 }
 
-/** Both clients plus their shutdown. */
+/** Both clients plus their warm-up and shutdown. */
 export interface Clients {
   api: MaintenanceApi;
   /** Undefined when no OAuth credentials are configured (the hub needs Bearer). */
   hub: HubApi | undefined;
+  /**
+   * Load the HTTP stack (undici, and hawk for MMS_AUTH=hawk) and fetch the OAuth token in the
+   * background, so the first call does not wait for them. Never rejects: a failure surfaces on
+   * the first call instead.
+   */
+  warm(): void;
   /** Close connection pools. */
   close(): Promise<void>;
 }

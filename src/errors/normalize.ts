@@ -12,6 +12,7 @@ import {
   type IndexedError,
   type RequestSummary,
 } from "./api-error.js";
+import { failureCode, isTlsCode } from "./failure-codes.js";
 import { redact, scrubText } from "./redact.js";
 
 /** A response body after content-type aware parsing (src/client/body.ts). */
@@ -309,26 +310,10 @@ export interface TransportFailureInfo {
   idempotent: boolean;
 }
 
-const TIMEOUT_CODES = new Set([
-  "TIMEOUT",
-  "ETIMEDOUT",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-]);
-const NEVER_SENT = new Set([
-  "ECONNREFUSED",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "EAI_AGAIN",
-  "ENOTFOUND",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
-]);
-const isTls = (code: string) => /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code);
-
 /** A transport failure (no HTTP answer) as an ApiError: NETWORK or TIMEOUT. */
 export function transportError(info: TransportFailureInfo, request?: RequestSummary): ApiError {
   const { code, origin } = info;
+  const known = failureCode(code);
   const host = origin.replace(/^https?:\/\//, "");
   let message: string;
   if (code === "TIMEOUT") message = `no complete answer from ${host} within ${info.timeoutMs ?? "?"} ms`;
@@ -336,10 +321,10 @@ export function transportError(info: TransportFailureInfo, request?: RequestSumm
   else if (code === "ENOTFOUND") message = `DNS lookup failed for ${host} (check the configured URL)`;
   else if (code === "EAI_AGAIN") message = `temporary DNS failure resolving ${host}`;
   else if (code === "UND_ERR_CONNECT_TIMEOUT") message = `could not connect to ${host} in time`;
-  else if (TIMEOUT_CODES.has(code)) message = `${host} did not answer in time (${code})`;
+  else if (known?.timeout) message = `${host} did not answer in time (${code})`;
   else if (["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"].includes(code))
     message = `the connection to ${host} was closed before the response was complete (${code})`;
-  else if (isTls(code)) message = `TLS failure talking to ${host}: ${scrubText(info.message)}`;
+  else if (isTlsCode(code)) message = `TLS failure talking to ${host}: ${scrubText(info.message)}`;
   else message = `request to ${host} failed: ${scrubText(info.message)} (${code})`;
 
   if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
@@ -351,13 +336,12 @@ export function transportError(info: TransportFailureInfo, request?: RequestSumm
       request,
     });
   }
-  const neverSent = NEVER_SENT.has(code);
-  const ambiguousWrite = !info.idempotent && !neverSent;
+  const ambiguousWrite = !info.idempotent && known?.neverSent !== true;
   if (ambiguousWrite)
     message += "; the write may or may not have been applied upstream: check before repeating it";
-  const permanent = code === "ENOTFOUND" || isTls(code);
+  const permanent = known?.transient === false || isTlsCode(code);
   return new ApiError({
-    code: TIMEOUT_CODES.has(code) ? ERROR_CODES.TIMEOUT : ERROR_CODES.NETWORK,
+    code: known?.timeout ? ERROR_CODES.TIMEOUT : ERROR_CODES.NETWORK,
     message,
     retryable: !permanent && !ambiguousWrite,
     details: ambiguousWrite ? { cause: code, outcome: "unknown" } : { cause: code },

@@ -2,9 +2,8 @@
  * Endpoint methods: exact paths (base prefix, encoded segments, encoded query), bodies as sent,
  * dry-run parity, and response normalisation.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClients } from "../../src/client/index.js";
-import { createLazyClients } from "../../src/client/lazy.js";
 import type { Clients, WarehouseEntryBody } from "../../src/client/types.js";
 import { UserInputError } from "../../src/errors/api-error.js";
 import { envelope, type FakeUpstream, sendJson } from "./fake-upstream.js";
@@ -194,21 +193,31 @@ describe("listWarehouseGroups1 and listDags", () => {
   });
 });
 
-describe("createLazyClients", () => {
-  it("prepares without loading and calls through on first use", async () => {
+describe("warm-up", () => {
+  it("prepares a dry run before anything loads, warms (undici + token) in the background, then calls", async () => {
     const f = await fakeWithTokens();
     fake = f;
     f.on("GET", "/api/warehouses_groups_1", (_r, res) => envelope(res, 200, "200", []));
-    const lazy = createLazyClients(makeConfig(f.url), { logger: captureLogger().logger, ...FAST });
-    clients = lazy;
-    expect(
-      lazy.api.prepareWarehouseEntry("W 1", { movement_type: "2", document: "X", code_user: "U" }),
-    ).toEqual({
-      method: "POST",
-      path: "/api/warehouse_entries_orders/W%201",
-      body: { movement_type: "2", document: "X", code_user: "U" },
-    });
-    expect(lazy.hub).toBeDefined();
-    await expect(lazy.api.listWarehouseGroups1({})).resolves.toEqual({ data: [], total: 0 });
+    const log = captureLogger();
+    const c = createClients(makeConfig(f.url), { logger: log.logger, ...FAST });
+    clients = c;
+    expect(c.api.prepareWarehouseEntry("W 1", { movement_type: "2", document: "X", code_user: "U" })).toEqual(
+      {
+        method: "POST",
+        path: "/api/warehouse_entries_orders/W%201",
+        body: { movement_type: "2", document: "X", code_user: "U" },
+      },
+    );
+    c.warm();
+    // Deferred (WARM_DELAY_MS), so nothing has been sent yet.
+    expect(f.requests).toHaveLength(0);
+    await vi.waitFor(
+      () => expect(log.lines.join("\n")).toContain("access token fetched ahead of the first call"),
+      { timeout: 10_000 },
+    );
+    expect(f.requests.map((r) => r.pathname)).toEqual(["/oauth/token"]);
+    await expect(c.api.listWarehouseGroups1({})).resolves.toEqual({ data: [], total: 0 });
+    // The call used the token fetched ahead: no second token request.
+    expect(f.tokensIssued()).toBe(1);
   });
 });

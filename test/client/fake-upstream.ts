@@ -2,7 +2,9 @@
  * A tiny scriptable upstream on a real loopback node:http server (port 0), for client tests.
  * Routes match method + pathname; a route added with `times` is consumed after that many hits,
  * so a test scripts "503, then 200" by adding the 503 route with times: 1 after the 200 route.
- * Every request is recorded (method, url, headers, body) for assertions.
+ * Every request is recorded (method, url, headers, body) for assertions. A handler that throws
+ * answers 599 and its error is kept in `handlerErrors`: tests rethrow it (`assertHandlersOk`) so
+ * a failed check inside a handler surfaces as itself, not as an HTTP 599.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -33,6 +35,10 @@ export interface FakeUpstream {
   url: string;
   port: number;
   requests: Recorded[];
+  /** Errors thrown by handlers, in order. */
+  handlerErrors: unknown[];
+  /** Throw the first handler error, if any (call it in afterEach and after a call under test). */
+  assertHandlersOk(): void;
   /** Add a route; `times` (default unlimited) hits before it is used up. Later routes win. */
   on(method: string, path: string | RegExp, handler: Handler, times?: number): FakeUpstream;
   count(method: string, pathname: string | RegExp): number;
@@ -93,6 +99,7 @@ const matches = (route: Route, method: string, pathname: string) =>
 export async function startFake(): Promise<FakeUpstream> {
   const routes: Route[] = [];
   const requests: Recorded[] = [];
+  const handlerErrors: unknown[] = [];
   const server = http.createServer(async (raw, res) => {
     const chunks: Buffer[] = [];
     for await (const c of raw) chunks.push(c as Buffer);
@@ -112,6 +119,7 @@ export async function startFake(): Promise<FakeUpstream> {
         try {
           await r.handler(rec, res, raw);
         } catch (e) {
+          handlerErrors.push(e);
           if (!res.headersSent) sendText(res, 599, `handler failed: ${String(e)}`, "text/plain");
         }
         return;
@@ -129,6 +137,10 @@ export async function startFake(): Promise<FakeUpstream> {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    handlerErrors,
+    assertHandlersOk() {
+      if (handlerErrors.length > 0) throw handlerErrors[0];
+    },
     on(method, path, handler, times = Number.POSITIVE_INFINITY) {
       routes.push({ method, path, handler, remaining: times });
       return fake;

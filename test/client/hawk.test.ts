@@ -5,7 +5,7 @@
  */
 import type http from "node:http";
 import Hawk from "hawk";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
 import { envelope, type FakeUpstream, type Recorded, sendJson, startFake } from "./fake-upstream.js";
@@ -18,15 +18,28 @@ const RESOURCES = "/api/group_tasks/10/tasks/20/resources";
 
 let clients: Clients | undefined;
 let fake: FakeUpstream | undefined;
+/** Artifacts of every request the fake's strict Hawk check accepted, in order. */
+const verified: Hawk.crypto.Artifacts[] = [];
+beforeEach(() => {
+  verified.length = 0;
+});
 afterEach(async () => {
   await clients?.close();
   await fake?.close();
   clients = undefined;
+  // A check that failed inside a fake's handler surfaces here as itself (not as an HTTP 599).
+  const failed = fake;
+  fake = undefined;
+  failed?.assertHandlersOk();
 });
 
 type Verified = { artifacts: Hawk.crypto.Artifacts };
 
-/** Authenticate like a strict server; on failure answer as hawk does (optionally as 407). */
+/**
+ * Authenticate like a strict server; on failure answer as hawk does (optionally as 407).
+ * Only hawk's own verdicts are caught here: checks of what was sent are made by the tests, on
+ * `verified`, after the call (an `expect` in this `try` would turn into a 401, not a failure).
+ */
 async function hawkVerify(
   req: Recorded,
   raw: http.IncomingMessage,
@@ -36,10 +49,9 @@ async function hawkVerify(
 ): Promise<Verified | undefined> {
   try {
     const { artifacts } = await Hawk.server.authenticate(raw, () => credentials, { host: "127.0.0.1", port });
-    if (req.body !== "") {
-      expect(artifacts.hash).toBeDefined();
+    if (req.body !== "")
       Hawk.server.authenticatePayload(req.body, credentials, artifacts, req.headers["content-type"]!);
-    }
+    verified.push(artifacts);
     return { artifacts };
   } catch (e) {
     const boom = e as { output: { statusCode: number; headers: Record<string, string>; payload: unknown } };
@@ -99,6 +111,9 @@ describe("Hawk requests", () => {
     const sent = fake.requests[0]!;
     expect(sent.headers["content-type"]).toBe("application/json");
     expect(sent.headers.authorization).toContain('hash="');
+    // The server verified the payload hash (not merely accepted a request without one).
+    expect(verified).toHaveLength(1);
+    expect(verified[0]!.hash).toBeDefined();
     for (const text of [JSON.stringify(fake.requests), ...lines]) expect(text).not.toContain(HAWK_KEY);
   });
 
@@ -136,6 +151,32 @@ describe("Hawk stale timestamp", () => {
       expect(lines.some((l) => l.includes("re-authenticating"))).toBe(true);
     },
   );
+
+  it("reads a 13-digit (millisecond) challenge ts as milliseconds, not seconds", async () => {
+    const { fake, clients } = await setup();
+    const serverMs = Date.now() + 3_600_000; // the server is an hour ahead
+    fake.on("GET", GROUPS, (_req, res) => envelope(res, 200, "200", []));
+    fake.on(
+      "GET",
+      GROUPS,
+      (_req, res) => {
+        const ts = String(serverMs);
+        const tsm = Hawk.crypto.calculateTsMac(ts, credentials);
+        sendJson(
+          res,
+          401,
+          { success: false, message: "401", data: [] },
+          { "WWW-Authenticate": `Hawk ts="${ts}", tsm="${tsm}", error="Stale timestamp"` },
+        );
+      },
+      1,
+    );
+    await expect(clients.api.listWarehouseGroups1({})).resolves.toEqual({ data: [], total: 0 });
+    expect(fake.count("GET", GROUPS)).toBe(2);
+    const repeatTs = Number(/\bts="(\d+)"/.exec(fake.requests[1]!.headers.authorization!)?.[1]);
+    // Signed with the server's clock in seconds (read as seconds it would be ~1000x too large).
+    expect(Math.abs(repeatTs - serverMs / 1000)).toBeLessThan(60);
+  });
 
   it("rejects a challenge whose tsm does not verify as SECURITY, without repeating", async () => {
     const { fake, clients } = await setup();

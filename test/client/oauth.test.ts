@@ -203,3 +203,57 @@ describe("OAuth token handling", () => {
     expect(e.message).toContain("token endpoint could not be reached");
   });
 });
+
+describe("token answers are validated before caching (issue 9 item 12)", () => {
+  async function withTokenAnswer(answer: Record<string, unknown>) {
+    const { fake, clients, lines } = await setup();
+    fake.on("POST", "/oauth/token", (_r, res) => sendJson(res, 200, answer));
+    fake.on("GET", GROUPS, (_r, res) => envelope(res, 200, "200", [group]));
+    return { fake, clients, lines };
+  }
+
+  it.each([
+    ["CR/LF", `${TOKEN_PREFIX}a\r\nX-Injected: 1`],
+    ["a space", `${TOKEN_PREFIX}a b`],
+    ["a NUL", `${TOKEN_PREFIX}a\u0000`],
+    ["a tab", `${TOKEN_PREFIX}a\t`],
+  ])("a token with %s is refused, never sent and never cached", async (_what, token) => {
+    const { fake, clients, lines } = await withTokenAnswer({
+      access_token: token,
+      token_type: "Bearer",
+      expires_in: 7200,
+    });
+    const first = await rejection(clients.api.listWarehouseGroups1({}));
+    expect(first).toMatchObject({ code: "BAD_RESPONSE", retryable: false });
+    expect(first.message).toContain("whitespace or control characters");
+    await rejection(clients.api.listWarehouseGroups1({}));
+    // Not cached: each call asks the token endpoint again; the API itself is never called.
+    expect(fake.count("POST", "/oauth/token")).toBe(2);
+    expect(fake.count("GET", GROUPS)).toBe(0);
+    expectNoSecrets([JSON.stringify(first), first.message, ...lines]);
+  });
+
+  it.each(["mac", "MAC", "", "N_A"])(
+    "token_type %j is refused as AUTH, nothing sent with it",
+    async (type) => {
+      const { fake, clients } = await withTokenAnswer({
+        access_token: `${TOKEN_PREFIX}1`,
+        token_type: type,
+        expires_in: 7200,
+      });
+      const e = await rejection(clients.api.listWarehouseGroups1({}));
+      expect(e).toMatchObject({ code: "AUTH", retryable: false, details: { tokenType: type } });
+      expect(e.message).toContain("only Bearer tokens are supported");
+      expect(fake.count("GET", GROUPS)).toBe(0);
+      expectNoSecrets([JSON.stringify(e)]);
+    },
+  );
+
+  it.each([["bearer"], ["BEARER"], [undefined]])("token_type %j is Bearer", async (type) => {
+    const { fake, clients } = await withTokenAnswer({ access_token: `${TOKEN_PREFIX}ok`, token_type: type });
+    await expect(clients.api.listWarehouseGroups1({})).resolves.toMatchObject({ total: 1 });
+    expect(fake.requests.find((r) => r.pathname === GROUPS)?.headers.authorization).toBe(
+      `Bearer ${TOKEN_PREFIX}ok`,
+    );
+  });
+});

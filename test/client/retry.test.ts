@@ -235,4 +235,38 @@ describe("time budget and cancellation", () => {
     expect(e.code).toBe("CANCELLED");
     expect(fake.requests).toHaveLength(0);
   });
+
+  // issue 9 item 9: Retry-After: 1000000000 used to read as an epoch (retry now, "wait 0 s").
+  it("a huge Retry-After is a long wait: one request, a fast failure that tells the real wait", async () => {
+    const { fake, clients } = await setup();
+    fake.on("GET", GROUPS, (_r, res) =>
+      sendJson(res, 429, { success: false, message: "429", data: null }, { "Retry-After": "1000000000" }),
+    );
+    const started = performance.now();
+    const e = await rejection(clients.api.listWarehouseGroups1({}));
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(fake.count("GET", GROUPS)).toBe(1);
+    expect(e).toMatchObject({ code: "RATE_LIMITED", details: { retryAfterSeconds: 1_000_000_000 } });
+    expect(e.message).toContain("the server asked to wait 1000000000 s");
+  });
+
+  it.each(["-1", "-3600", "1.5", "soon"])(
+    "a Retry-After of %j is absent: backoff between attempts, never 'retry now'",
+    async (value) => {
+      const { fake, clients } = await setup({ backoffBaseMs: 100, backoffMaxMs: 100 });
+      fake.on("GET", GROUPS, (_r, res) => envelope(res, 200, "200", []));
+      fake.on(
+        "GET",
+        GROUPS,
+        (_r, res) =>
+          sendJson(res, 429, { success: false, message: "429", data: null }, { "Retry-After": value }),
+        1,
+      );
+      const started = performance.now();
+      await clients.api.listWarehouseGroups1({});
+      // Backoff: 0.9 x 100 ms (FAST's jitter), so the repeat waited instead of firing at once.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(85);
+      expect(fake.count("GET", GROUPS)).toBe(2);
+    },
+  );
 });

@@ -1,11 +1,20 @@
 /** Meta-tests over the tool registry: names ↔ files, complete hints, descriptions, schemas clients accept. */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { selectTools } from "../../src/server.js";
 import { ALL_TOOLS } from "../../tools/index.js";
+import { READ_ONLY_TOOL_NAMES } from "../helpers/tools.js";
 
 const kebab = (name: string) => name.replaceAll("_", "-");
+
+/**
+ * Tools whose snapshot is being added on other branches at the same time (issue 12 item 5): the
+ * budget, harden and install work. IMPORTANT: temporary; the integrator empties this list when
+ * those branches are merged (the test above then fails for any tool still without a snapshot,
+ * and for any listed tool that already has one).
+ */
+const SNAPSHOT_PENDING: readonly string[] = ["query_budgets", "create_warehouse_entry", "list_dags"];
 
 describe("tool registry", () => {
   it("has one file per tool, named after it, and a test file for each", () => {
@@ -13,6 +22,25 @@ describe("tool registry", () => {
     expect(files.sort()).toEqual(ALL_TOOLS.map((t) => `${kebab(t.name)}.ts`).sort());
     const tests = readdirSync("test/tools");
     for (const tool of ALL_TOOLS) expect(tests).toContain(`${kebab(tool.name)}.test.ts`);
+  });
+
+  it.each(ALL_TOOLS.map((t) => [t.name] as const))(
+    "%s pins the result text an agent reads with an inline snapshot in its test file",
+    (name) => {
+      const file = `test/tools/${kebab(name)}.test.ts`;
+      const source = readFileSync(file, "utf8");
+      // A filled snapshot: toMatchInlineSnapshot(`…`), not an empty toMatchInlineSnapshot().
+      const pinned = /toMatchInlineSnapshot\(\s*`/.test(source);
+      if (SNAPSHOT_PENDING.includes(name)) {
+        expect(pinned, `${name} now has an inline snapshot: remove it from SNAPSHOT_PENDING`).toBe(false);
+        return;
+      }
+      expect(pinned, `${file} must pin the tool's result text with toMatchInlineSnapshot`).toBe(true);
+    },
+  );
+
+  it("SNAPSHOT_PENDING names only registered tools", () => {
+    for (const name of SNAPSHOT_PENDING) expect(ALL_TOOLS.map((t) => t.name)).toContain(name);
   });
 
   it.each(ALL_TOOLS.map((t) => [t.name, t] as const))(
@@ -67,11 +95,7 @@ describe("tool registry", () => {
 
   it("filters read-only and hub tools, and explains bad --tools", () => {
     const names = (s: ReturnType<typeof selectTools>) => s.tools.map((t) => t.name);
-    expect(names(selectTools({ readOnly: true, hubAvailable: true }))).toEqual([
-      "query_budgets",
-      "list_warehouse_groups_1",
-      "list_dags",
-    ]);
+    expect(names(selectTools({ readOnly: true, hubAvailable: true }))).toEqual(READ_ONLY_TOOL_NAMES);
     const noHub = selectTools({ readOnly: false, hubAvailable: false });
     expect(names(noHub)).not.toContain("list_dags");
     expect(noHub.skipped).toEqual(["list_dags"]);

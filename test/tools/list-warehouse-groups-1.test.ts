@@ -25,6 +25,18 @@ describe("list_warehouse_groups_1 (over Hawk)", () => {
     expect(textOf(result).split("\n")[1]).toBe(`${SEED.warehouseGroups1.firstMainId} Hydraulics 001`);
   });
 
+  it("pins the text an agent reads for a short page", async () => {
+    const { out, result } = await call({ limit: 3 });
+    expect(out).toMatchObject({ start: 0, returned: 3, next_start: 3 });
+    expect(textOf(result)).toMatchInlineSnapshot(`
+      "[sandbox] 3 of 138 classification(s) from start=0:
+      10001 Hydraulics 001
+      10002 Filters 002
+      10003 Electrical 003
+      More available: call again with start=3 (or all=true)."
+    `);
+  });
+
   it("includes disabled ones with only_enabled=false and walks all pages", async () => {
     const { out, result } = await call({ only_enabled: false, all: true });
     expect(out.total).toBe(SEED.warehouseGroups1.mainCount);

@@ -4,8 +4,8 @@
  * so these prove what our signer feeds to the hawk package.
  */
 import Hawk from "hawk";
-import { describe, expect, it } from "vitest";
-import { signHawk } from "../../src/auth/hawk.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { HawkStrategy, loadHawk, signHawk } from "../../src/auth/hawk.js";
 import type { AuthRequest } from "../../src/auth/types.js";
 import { parseBaseUrl } from "../../src/client/api-path.js";
 import type { HawkConfig } from "../../src/config.js";
@@ -35,6 +35,9 @@ function request(url: string, method: string, body?: string, contentType?: strin
 }
 
 const fixed = { timestamp: 1353832234, nonce: "j4h3g2" };
+
+// The package loads lazily (not at import): signHawk needs it loaded.
+beforeAll(() => loadHawk());
 
 describe("signHawk reproduces the published vectors", () => {
   it("GET with ext (API.md protocol example)", () => {
@@ -147,5 +150,29 @@ describe("signHawk reproduces the published vectors", () => {
     expect(
       Hawk.crypto.calculateTsMac("1353832234", { id: readme.id, key: README_KEY, algorithm: "sha256" }),
     ).toBe("2mw1eh/qXzl0wJZ/E6XvBhRMEJN7L3j8AyMA8eItEb0=");
+  });
+});
+
+describe("HawkStrategy clock offset from a stale-timestamp challenge (injected clock)", () => {
+  const localMs = Date.parse("2025-01-01T00:00:00Z");
+  const serverS = localMs / 1000 + 600; // the server is 10 minutes ahead
+  const challenge = (ts: string) => ({
+    status: 401,
+    headers: { "www-authenticate": `Hawk ts="${ts}", tsm="x", error="Stale timestamp"` },
+    text: "",
+    json: undefined,
+  });
+  const tsOf = (header: string) => Number(/\bts="(\d+)"/.exec(header)?.[1]);
+
+  it.each([
+    ["seconds (10 digits)", String(serverS)],
+    ["milliseconds (13 digits)", String(serverS * 1000 + 250)],
+  ])("reads a challenge ts in %s and signs the repeat with the server's time", async (_unit, ts) => {
+    const strategy = new HawkStrategy(readme, { now: () => localMs });
+    const req = request("https://api.example.com/api/x", "GET");
+    expect(tsOf((await strategy.authorize(req)).headers.authorization!)).toBe(localMs / 1000);
+    expect(strategy.onChallenge(challenge(ts))).toBe("retry-once");
+    expect(Math.round(strategy.localtimeOffsetMsec / 1000)).toBe(600);
+    expect(tsOf((await strategy.authorize(req)).headers.authorization!)).toBe(serverS);
   });
 });

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   backoffDelay,
+  DEFAULT_RETRY,
   decideRetry,
   type Failure,
   parseRetryAfter,
   type RetryOptions,
 } from "../../src/client/retry.js";
+import { FAILURE_CODES, failureCode } from "../../src/errors/failure-codes.js";
+import { transportError } from "../../src/errors/normalize.js";
 
 const options: RetryOptions = {
   maxRetries: 3,
@@ -101,6 +104,23 @@ describe("decideRetry", () => {
     });
   });
 
+  it("gives up at once on a huge Retry-After and reports the real wait", () => {
+    expect(decide("GET", status(429, { "retry-after": "1000000000" }))).toEqual({
+      retry: false,
+      reason: "budget",
+      retryAfterMs: 1_000_000_000_000,
+    });
+  });
+
+  it("treats a negative or malformed Retry-After as absent: backoff, never 'retry now'", () => {
+    for (const bad of ["-1", "-86400", "soon", "1.5"])
+      expect(decide("GET", status(429, { "retry-after": bad }))).toEqual({
+        retry: true,
+        delayMs: 250, // backoff: random 0.5 x base 500
+        reason: "rate limited (HTTP 429)",
+      });
+  });
+
   it("never repeats a rate-limited POST but reports the wait", () => {
     expect(decide("POST", status(429, { "retry-after": "5" }))).toEqual({
       retry: false,
@@ -114,7 +134,19 @@ describe("parseRetryAfter", () => {
   const now = Date.parse("2025-01-01T00:00:00Z");
   it.each([
     [{ "retry-after": "7" }, 7000],
-    [{ "Retry-After": "1.5" }, 1500],
+    // RFC 9110 §10.2.3: delay-seconds is digits only; anything else is treated as absent.
+    [{ "Retry-After": "1.5" }, undefined],
+    [{ "retry-after": "-1" }, undefined],
+    [{ "retry-after": "-5", "ratelimit-reset": "3" }, 3000],
+    [{ "retry-after": "2025" }, 2_025_000],
+    [{ "retry-after": "Jan 1 2026" }, undefined],
+    [{ "retry-after": "1e3" }, undefined],
+    // A huge delay is a long wait, never an epoch timestamp or "retry now".
+    [{ "retry-after": "1000000000" }, 1_000_000_000_000],
+    [{ "retry-after": "9".repeat(400) }, Number.MAX_SAFE_INTEGER],
+    // The other two HTTP-date forms (RFC 850, asctime), both GMT.
+    [{ "retry-after": "Wednesday, 01-Jan-25 00:00:20 GMT" }, 20_000],
+    [{ "retry-after": "Wed Jan  1 00:00:30 2025" }, 30_000],
     [{ "retry-after": "Wed, 01 Jan 2025 00:00:10 GMT" }, 10_000],
     [{ "retry-after": "Tue, 31 Dec 2024 00:00:10 GMT" }, 0],
     [{ "RateLimit-Reset": "4" }, 4000],
@@ -127,11 +159,73 @@ describe("parseRetryAfter", () => {
   });
 });
 
+describe("the defaults leave room for the attempt after a wait", () => {
+  // The shipped defaults, not a copy: a change to them must keep these properties.
+  const defaults: RetryOptions = { ...DEFAULT_RETRY, maxRetries: 3 };
+  const decideDefault = (failure: Failure, remainingMs: number, random = () => 0.5) =>
+    decideRetry({ method: "GET", failure, retriesDone: 0, remainingMs, nowMs: 0, random }, defaults);
+
+  it("has a minimum attempt time and a total budget below an MCP host's ~60 s", () => {
+    expect(defaults.minAttemptMs).toBeGreaterThanOrEqual(250);
+    expect(defaults.totalBudgetMs).toBeLessThan(60_000);
+  });
+
+  it("does not start a retry whose wait fits but whose attempt would not", () => {
+    const wait = backoffDelay(0, defaults, () => 0.5);
+    expect(decideDefault(status(503), wait + defaults.minAttemptMs)).toMatchObject({ retry: true });
+    expect(decideDefault(status(503), wait + defaults.minAttemptMs - 1)).toEqual({
+      retry: false,
+      reason: "budget",
+    });
+    // Same for a server-told wait.
+    const told = status(429, { "retry-after": "2" });
+    expect(decideDefault(told, 2_000 + defaults.minAttemptMs)).toMatchObject({ retry: true, delayMs: 2_000 });
+    expect(decideDefault(told, 2_000 + defaults.minAttemptMs - 1)).toMatchObject({
+      retry: false,
+      reason: "budget",
+    });
+  });
+
+  it("reads an HTTP-date Retry-After against the injected wall clock, not the machine's", () => {
+    const nowMs = Date.parse("2030-06-01T12:00:00Z");
+    const told = status(429, { "retry-after": "Sat, 01 Jun 2030 12:00:03 GMT" });
+    expect(
+      decideRetry(
+        { method: "GET", failure: told, retriesDone: 0, remainingMs: 40_000, nowMs, random: () => 0.5 },
+        defaults,
+      ),
+    ).toMatchObject({ retry: true, delayMs: 3_000 });
+  });
+});
+
 describe("backoffDelay", () => {
   it("is full jitter under a doubling, capped ceiling", () => {
     expect(backoffDelay(0, options, () => 0.999)).toBe(499);
     expect(backoffDelay(3, options, () => 0.5)).toBe(2000);
     expect(backoffDelay(10, options, () => 0.999)).toBe(7992);
     expect(backoffDelay(2, options, () => 0)).toBe(0);
+  });
+});
+
+describe("one table of transport failure codes", () => {
+  // The retry policy and the normaliser read the same table: for every code, a POST is repeated
+  // only if it was never sent, and its error says "outcome unknown" exactly when it may have been.
+  it.each(Object.keys(FAILURE_CODES).concat(["ESOMETHINGNEW"]))("%s: policy and normaliser agree", (code) => {
+    const info = failureCode(code);
+    const post = decide("POST", transport(code));
+    const get = decide("GET", transport(code));
+    const error = transportError({ code, message: "x", origin: "http://h", idempotent: false });
+    const unknownOutcome = (error.details as { outcome?: string }).outcome === "unknown";
+    expect(unknownOutcome).toBe(info?.neverSent !== true);
+    expect(post.retry).toBe(info?.neverSent === true && info.transient);
+    expect(get.retry).toBe(info?.transient === true);
+    expect(error.code).toBe(info?.timeout ? "TIMEOUT" : "NETWORK");
+  });
+
+  it("ENOTFOUND: never sent (a POST is not in doubt) but not worth repeating", () => {
+    expect(decide("POST", transport("ENOTFOUND"))).toEqual({ retry: false, reason: "not-retryable" });
+    const error = transportError({ code: "ENOTFOUND", message: "x", origin: "http://h", idempotent: false });
+    expect(error).toMatchObject({ retryable: false, details: { cause: "ENOTFOUND" } });
+    expect(error.message).not.toContain("may or may not");
   });
 });
