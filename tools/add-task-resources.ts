@@ -130,7 +130,7 @@ export default defineTool({
     out.request
       ? `Dry run, nothing sent. Would send ${out.request.method} ${out.request.path} with body ${JSON.stringify(out.request.body)}`
       : [
-          `${out.replayed ? "Already added earlier (idempotency_key replay, nothing new written): " : "Added "}${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each; unit costs from the source records, no tax stated):`,
+          `${out.replayed ? "Already added earlier (idempotency_key replay, nothing new written): " : "Added "}${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each; unit costs from the source records, in the company currency (the API names none), no tax stated):`,
           ...(out.resources ?? []).map(
             (r) =>
               `- #${r.id} ${r.type_description} ${String(r.id_item ?? r.id_hourly_rate ?? r.id_service_type)} unit_cost ${r.unit_cost}`,

@@ -1,6 +1,7 @@
 /** Tool `create_warehouse_entry`: POST warehouse_entries_orders/{code} (api-spec §4.3), with dry run and idempotency. */
 import { z } from "zod";
 import type { WarehouseEntryBody, WarehouseMovement } from "../src/client/types.js";
+import { currencyLabel, currencyOf, formatMoney } from "../src/domain/money.js";
 import { MOVEMENT_TYPE } from "../src/labels.js";
 import { defineTool } from "../src/tool.js";
 import { movementTotals, taxLabel, toEntryBody } from "../src/warehouse-entry.js";
@@ -42,11 +43,15 @@ export const CreateWarehouseEntryOutput = z.object({
   replayed: z.boolean().optional(),
 });
 
-/** The movement as a plain record for structuredContent. */
-const asRecord = (m: WarehouseMovement) => ({
-  ...m,
-  movement_details: m.movement_details.map((d) => ({ ...d })),
-});
+/** The movement as a plain record for structuredContent, with its ISO 4217 code (null when the name maps to none). */
+const asRecord = (m: WarehouseMovement) => {
+  const currency = currencyOf(m.currency_description);
+  return {
+    ...m,
+    currency_code: currency.mapped ? currency.code : null,
+    movement_details: m.movement_details.map((d) => ({ ...d })),
+  };
+};
 
 type Input = z.output<typeof CreateWarehouseEntryInput>;
 
@@ -100,18 +105,20 @@ export default defineTool({
     const m = out.movement as WarehouseMovement | undefined;
     if (!m) return "No movement was returned.";
     const t = movementTotals(m.movement_details);
-    const money = (n: number) => `${m.currency_symbol}${n.toFixed(2)}`;
+    // interface.md §6: an ISO code beside every amount, never the bare symbol the API sends.
+    const currency = currencyOf(m.currency_description);
+    const money = (n: number) => formatMoney(n, currency);
     const totals =
       t.basis === "before_tax"
-        ? `total ${money(t.total)} ${m.currency_description} before tax (tax ${money(t.tax ?? 0)} from the line rates)`
+        ? `total ${money(t.total)} before tax (tax ${money(t.tax ?? 0)} from the line rates)`
         : t.basis === "with_tax"
-          ? `total ${money(t.total)} ${m.currency_description} with tax (of which tax ${money(t.tax ?? 0)})`
-          : `total ${money(t.total)} ${m.currency_description} (the API does not say whether it includes tax)`;
+          ? `total ${money(t.total)} with tax (of which tax ${money(t.tax ?? 0)})`
+          : `total ${money(t.total)} (the API does not say whether it includes tax)`;
     return [
       `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: entry ${m.folio_target} (id ${m.id}) ${m.movements_states_description} on ${m.date}, document ${m.document}${m.folio_source ? `, from ${m.folio_source}` : ""}; supplier ${m.third_parties_name || "-"}; ${m.movement_details.length} item(s), ${totals}.`,
       ...m.movement_details.map(
         (d) =>
-          `- ${d.code} ${d.items_description}: ${d.qty} ${d.units_description} x ${d.unit_cost} (${taxLabel(d.tax_name, d.tax_rate)})`,
+          `- ${d.code} ${d.items_description}: ${d.qty} ${d.units_description} x ${currencyLabel(currency)} ${d.unit_cost} (${taxLabel(d.tax_name, d.tax_rate)})`,
       ),
     ].join("\n");
   },

@@ -134,5 +134,10 @@ export function formatMoney(value: Exact | number, currency: Currency): string {
   const [int, frac] = text.replace("-", "").split(".");
   const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const amount = `${text.startsWith("-") ? "-" : ""}${grouped}${frac === undefined ? "" : `.${frac}`}`;
-  return currency.mapped ? `${currency.code} ${amount}` : `${currency.code} (unmapped currency) ${amount}`;
+  return `${currencyLabel(currency)} ${amount}`;
+}
+
+/** What stands before an amount: "USD", or "Puntos (unmapped currency)". */
+export function currencyLabel(currency: Currency): string {
+  return currency.mapped ? currency.code : `${currency.code} (unmapped currency)`;
 }

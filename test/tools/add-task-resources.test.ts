@@ -39,7 +39,7 @@ describe("add_task_resources", () => {
       ["SERVICES", 1, 120],
     ]);
     expect(textOf(result).replace(/#\d+/g, "#<id>")).toMatchInlineSnapshot(`
-      "[sandbox] Added 3 resource(s) to task 101 of plan 1 (quantity 1 each; unit costs from the source records, no tax stated):
+      "[sandbox] Added 3 resource(s) to task 101 of plan 1 (quantity 1 each; unit costs from the source records, in the company currency (the API names none), no tax stated):
       - #<id> INVENTORY 1001 unit_cost 45.5
       - #<id> HUMAN_RESOURCES 12 unit_cost 0
       - #<id> SERVICES 31 unit_cost 120"

@@ -45,6 +45,23 @@ describe("create_warehouse_entry", () => {
     );
   });
 
+  it("pins the text an agent reads: ISO currency code on every amount, tax basis, one line per item", async () => {
+    const result = await call({ ...purchase, document: "INV-2026-PIN" });
+    expect(result.structuredContent).toMatchObject({ movement: { currency_code: "USD" } });
+    // Ids and the entry date come from the sandbox's counters and clock; the rest is pinned.
+    const text = textOf(result)
+      .replace(/entry \S+ \(id \d+\)/, "entry <folio> (id <id>)")
+      .replace(/on \d{4}-\d{2}-\d{2}/, "on <date>");
+    expect(text).toMatchInlineSnapshot(`
+      "[sandbox] Created: entry <folio> (id <id>) IN on <date>, document INV-2026-PIN; supplier Industrial Supply Co.; 1 item(s), total USD 160.00 before tax (tax USD 30.40 from the line rates).
+      - TL-1002 Feeler gauge set: 2 Set x USD 80 (IVA 19%)"
+    `);
+    const dry = await call({ ...purchase, dry_run: true });
+    expect(textOf(dry)).toMatchInlineSnapshot(
+      `"[sandbox] Dry run, nothing sent. Would send POST /api/warehouse_entries_orders/WH-MAIN with body {"movement_type":"1","is_from_movement":false,"document":"INV-2026-001","code_user":"HR-001","code_supplier":"SUP-001","value_cost_center":"CC-100","items":[{"code":"TL-1002","qty":"2","unit_cost":80}]}"`,
+    );
+  });
+
   it("updates the item's average cost, which a later task resource then uses", async () => {
     // TL-1002 had no cost; after the purchase above its weighted average is 80.
     const result = await mcp.client.callTool({
