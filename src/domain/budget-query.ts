@@ -30,6 +30,8 @@ import { type Currency, currencyOf, formatMoney } from "./money.js";
 
 export interface BudgetsInput extends ReviewFilters {
   id?: string | undefined;
+  /** As the caller wrote it ("rejected", 3...); the API's code is sent separately. */
+  status?: string | number | undefined;
   wo_folio?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;
@@ -226,6 +228,16 @@ function unmappedNotes(currencies: readonly Currency[]): string[] {
   );
 }
 
+/** Filters that can hide the budget a lookup by folio or work order asks for. */
+const LOOKUP_FILTERS = [
+  "status",
+  "currency",
+  "cost_center",
+  "third_party",
+  "min_total",
+  "max_total",
+] as const;
+
 function emptyHint(input: BudgetsInput): string {
   const lookup =
     input.id !== undefined
@@ -235,6 +247,11 @@ function emptyHint(input: BudgetsInput): string {
         : undefined;
   const dated = input.since !== undefined || input.until !== undefined;
   if (lookup) {
+    // A filter beside the lookup may be what hid the budget: name it before blaming the number.
+    const filters = LOOKUP_FILTERS.filter((k) => input[k] !== undefined);
+    if (filters.length > 0) {
+      return `No budget for ${lookup} matches ${filters.map((k) => `${k}=${JSON.stringify(input[k])}`).join(", ")}${dated ? ` in ${periodText(input)}` : ", at any date"}: drop ${filters.length === 1 ? "that filter" : "those filters"} to see every budget it has.`;
+    }
     return dated
       ? `No budget for ${lookup} in ${periodText(input)}; drop since/until to search every date.`
       : `No budget for ${lookup}, at any date: check the number.`;

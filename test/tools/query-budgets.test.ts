@@ -184,6 +184,15 @@ describe("query_budgets", () => {
     expect(textOf(defaults)).toMatch(/No budget matches\. The period defaults to the last 30 days/);
     const lookup = await call({ id: "99999" });
     expect(textOf(lookup).split("\n")[1]).toBe("No budget for folio 99999, at any date: check the number.");
+    // The work order exists: the status filter hid its budgets, and the hint says so.
+    const existing = await call({ id: "109" });
+    const wo = (existing.structuredContent as { budgets: { wo_folio: string; status: string }[] })
+      .budgets[0]!;
+    const other = wo.status === "rejected" ? "approved" : "rejected";
+    const filtered = await call({ wo_folio: wo.wo_folio, status: other });
+    expect(textOf(filtered).split("\n")[1]).toBe(
+      `No budget for work order ${wo.wo_folio} matches status="${other}", at any date: drop that filter to see every budget it has.`,
+    );
   });
 
   it("converts ISO dates to the API form (offsets encoded) and accepts a period", async () => {
