@@ -117,7 +117,19 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
       const shared = Object.fromEntries(
         Object.entries(env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
       );
-      config = loadConfig({ ...shared, MMS_BASE_URL: tenants[0]!.config.baseUrl });
+      // Validated with the first tenant's upstream (already valid), so only the shared settings can fail.
+      const first = tenants[0]!.config;
+      config = loadConfig({
+        ...shared,
+        MMS_BASE_URL: first.baseUrl,
+        ...(first.oauth
+          ? {
+              MMS_CLIENT_ID: first.oauth.clientId,
+              MMS_CLIENT_SECRET: first.oauth.clientSecret.reveal(),
+              MMS_AUTH_URL: first.oauth.authUrl,
+            }
+          : { MMS_HAWK_ID: first.hawk?.id, MMS_HAWK_KEY: first.hawk?.key.reveal() }),
+      });
     } else {
       config = loadConfig(effectiveEnv);
     }
