@@ -214,7 +214,8 @@ describeRedis("two replicas behind a round-robin balancer", () => {
         return "lost-answer" as const;
       }
       if (answer.result && !answer.result.isError) {
-        ok.set(doc, ((answer.result.structuredContent ?? {}).movement as { id: number }).id);
+        const movement = answer.result.structuredContent?.movement as { id: number } | undefined;
+        ok.set(doc, movement?.id ?? -1);
         ambiguous.delete(doc);
         return "ok" as const;
       }
