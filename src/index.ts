@@ -175,7 +175,11 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
   let tracing: TracingHandle | undefined;
   try {
     // The SDK loads only when an endpoint is set: start-up without tracing imports none of it.
-    if (hosting.tracing) tracing = await (await import("./telemetry/start.js")).startTracing(env, logger);
+    if (hosting.tracing) {
+      tracing = await (await import("./telemetry/start.js")).startTracing(env, logger);
+      if (tracing)
+        (await import("./telemetry/hooks.js")).installTracing(await import("./telemetry/spans.js"));
+    }
   } catch (error) {
     await sandbox?.close();
     if (error instanceof ConfigError) return fail(error.message);

@@ -24,7 +24,7 @@ import {
   type ToolListing,
 } from "./mcp.js";
 import { ALL_PROMPTS } from "./prompts/index.js";
-import { toolCallSpan } from "./telemetry/spans.js";
+import { toolCallSpan } from "./telemetry/hooks.js";
 import type { AnyTool, ToolContext } from "./tool.js";
 
 export interface ServerDeps {

@@ -9,7 +9,7 @@ import { ApiError, ERROR_CODES } from "../errors/api-error.js";
 import { mentionsUnauthorizedEndpoint, responseError } from "../errors/normalize.js";
 import type { Logger } from "../logger.js";
 import { Secret } from "../secret.js";
-import { spanEvent } from "../telemetry/spans.js";
+import { spanEvent } from "../telemetry/hooks.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy, ChallengeVerdict } from "./types.js";
 
 /** The credentials part of `OAuthConfig` (src/config.ts). */

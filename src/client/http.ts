@@ -22,8 +22,8 @@ import {
   withDetails,
 } from "../errors/normalize.js";
 import type { Logger } from "../logger.js";
+import { spanEvent, upstreamSpan } from "../telemetry/hooks.js";
 import { routeTemplate } from "../telemetry/route.js";
-import { spanEvent, upstreamSpan } from "../telemetry/spans.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
 import { decideRetry, type Failure, type RetryDecision, type RetryOptions } from "./retry.js";
