@@ -12,7 +12,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenSha256 } from "../../src/hosting/tenants.js";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
-import { firstLine, type SpawnedServer, spawnHttpServer } from "../quality/helpers.js";
+import { firstLine, type SpawnedServer, spawnBin, spawnHttpServer } from "../quality/helpers.js";
 
 const TOKENS = {
   north: "north-bearer-token-0123456789abcdef",
@@ -205,5 +205,32 @@ describe("MCP_TENANTS_FILE", () => {
       ...Object.keys(sb.state.tokens),
     ];
     for (const s of secrets) expect(log.includes(s), `log holds ${s.slice(0, 6)}…`).toBe(false);
+  });
+
+  it("a bad tenants file, or one combined with --sandbox, stops the start with exit 2 and no secret", async () => {
+    const bad = join(dir, "bad.json");
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        tenants: [
+          {
+            name: "inline",
+            token_sha256: tokenSha256("x"),
+            upstream: {
+              MMS_BASE_URL: `${sb.url}/api`,
+              MMS_CLIENT_ID: "c",
+              MMS_CLIENT_SECRET: "inline-secret-value",
+            },
+          },
+        ],
+      }),
+    );
+    const run = spawnBin(["--http", "--port", "0"], { MCP_TENANTS_FILE: bad });
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toMatch(/tenants\[0\] "inline" upstream\.MMS_CLIENT_SECRET/);
+    expect(run.stderr()).not.toContain("inline-secret-value");
+    const sandboxed = spawnBin(["--http", "--port", "0", "--sandbox"], { MCP_TENANTS_FILE: bad });
+    expect(await sandboxed.exited).toBe(2);
+    expect(sandboxed.stderr()).toMatch(/MCP_TENANTS_FILE cannot be combined with --sandbox/);
   });
 });
