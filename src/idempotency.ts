@@ -14,6 +14,7 @@ import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "./erro
 import { scrubText } from "./errors/redact.js";
 import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./idempotency-memory.js";
 import { type Logger, silentLogger } from "./logger.js";
+import { ProtocolSignal } from "./mcp.js";
 
 /** What is kept of a finished call: its result (ok) or its ambiguous failure, as JSON. */
 export interface StoredOutcome {
@@ -93,7 +94,13 @@ const UNANSWERED = new Set<string>([ERROR_CODES.NETWORK, ERROR_CODES.TIMEOUT, ER
  * the token endpoint (`details.endpoint: "token"`) happened before the write was sent.
  */
 export function provablyNotWritten(error: unknown): boolean {
-  if (error instanceof UserInputError || error instanceof NotConfirmedError) return true;
+  // A ProtocolSignal (a confirmation round under --confirm-writes) is thrown before anything is sent.
+  if (
+    error instanceof UserInputError ||
+    error instanceof NotConfirmedError ||
+    error instanceof ProtocolSignal
+  )
+    return true;
   if (!(error instanceof ApiError)) return false;
   const details = (error.details ?? {}) as { outcome?: unknown; endpoint?: unknown };
   if (details.outcome === "unknown") return false;

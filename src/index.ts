@@ -8,13 +8,18 @@
 import "./check-node.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
 import { createClients } from "./client/index.js";
+import type { Clients } from "./client/types.js";
 import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
 import { scrubText } from "./errors/redact.js";
-import { IdempotencyStore } from "./idempotency.js";
+import type { Tenant } from "./hosting/tenants.js";
+import { type IdempotencyBackend, IdempotencyStore } from "./idempotency.js";
+import { MemoryIdempotencyBackend } from "./idempotency-memory.js";
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "./logger.js";
 import { createStateSigner, type StateSigner } from "./mcp.js";
 import { createServer, selectTools } from "./server.js";
+import type { TracingHandle } from "./telemetry/start.js";
+import type { AnyTool } from "./tool.js";
 import { VERSION } from "./version.js";
 
 type ServePlan = Extract<CliPlan, { command: "serve" }>;
@@ -31,6 +36,45 @@ function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve(signal));
   });
+}
+
+/**
+ * The hosting variables of interface.md §7, or the one line that stops the start. MCP_TENANTS_FILE and
+ * REDIS_URL apply only with --http (ignored with a warning otherwise); tracing works with either transport.
+ */
+function hostingSettings(
+  env: Env,
+  plan: ServePlan,
+  logger: Logger,
+): { tenantsFile?: string; redisUrl?: string; tracing: boolean } | string {
+  const value = (name: string) => {
+    const v = env[name]?.trim();
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const tenantsFile = value("MCP_TENANTS_FILE");
+  const redisUrl = value("REDIS_URL");
+  const tracing =
+    value("OTEL_EXPORTER_OTLP_ENDPOINT") !== undefined ||
+    value("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") !== undefined;
+  if (!plan.http) {
+    for (const [name, v] of [
+      ["MCP_TENANTS_FILE", tenantsFile],
+      ["REDIS_URL", redisUrl],
+    ] as const)
+      if (v !== undefined) logger.warn(`${name} is ignored without --http (one stdio client, one process)`);
+    return { tracing };
+  }
+  if (tenantsFile !== undefined && plan.sandbox)
+    return "MCP_TENANTS_FILE cannot be combined with --sandbox: each tenant names its own upstream (start a sandbox with `maintenance-mcp sandbox` and point a tenant at it)";
+  if (tenantsFile !== undefined && value("MCP_HTTP_TOKEN") !== undefined)
+    logger.warn("MCP_HTTP_TOKEN is ignored: MCP_TENANTS_FILE gives each tenant its own bearer token");
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
+    return "REDIS_URL: expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0";
+  return {
+    tracing,
+    ...(tenantsFile === undefined ? {} : { tenantsFile }),
+    ...(redisUrl === undefined ? {} : { redisUrl }),
+  };
 }
 
 async function serve(plan: ServePlan, env: Env): Promise<number> {
@@ -57,10 +101,39 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
 
   // The HTTP transport (node:http, node:crypto) loads only when used: stdio start-up stays lean.
   const http = plan.http ? await import("./transports/http.js") : undefined;
+  const hosting = hostingSettings(env, plan, logger);
+  if (typeof hosting === "string") {
+    await sandbox?.close();
+    return fail(hosting);
+  }
   let config: Config;
+  let tenants: Tenant[] | undefined;
   try {
-    config = loadConfig(effectiveEnv);
-    if (http && !http.isLoopbackHost(plan.host) && !config.httpToken) {
+    if (hosting.tenantsFile !== undefined) {
+      const { loadTenants } = await import("./hosting/tenants.js");
+      tenants = loadTenants(hosting.tenantsFile, env);
+      // The process-wide settings (LOG_LEVEL, MCP_IDEMPOTENCY_TTL_SECONDS) keep their one parser;
+      // the MMS_* and MCP_HTTP_TOKEN of the environment are replaced by the tenants file.
+      const shared = Object.fromEntries(
+        Object.entries(env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
+      );
+      // Validated with the first tenant's upstream (already valid), so only the shared settings can fail.
+      const first = tenants[0]!.config;
+      config = loadConfig({
+        ...shared,
+        MMS_BASE_URL: first.baseUrl,
+        ...(first.oauth
+          ? {
+              MMS_CLIENT_ID: first.oauth.clientId,
+              MMS_CLIENT_SECRET: first.oauth.clientSecret.reveal(),
+              MMS_AUTH_URL: first.oauth.authUrl,
+            }
+          : { MMS_HAWK_ID: first.hawk?.id, MMS_HAWK_KEY: first.hawk?.key.reveal() }),
+      });
+    } else {
+      config = loadConfig(effectiveEnv);
+    }
+    if (http && !http.isLoopbackHost(plan.host) && !config.httpToken && tenants === undefined) {
       throw new ConfigError([
         {
           variable: "MCP_HTTP_TOKEN",
@@ -77,7 +150,8 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
   const selection = selectTools({
     readOnly: plan.readOnly,
     only: plan.tools,
-    hubAvailable: config.oauth !== undefined && config.hubUrl !== undefined,
+    // With tenants, the hub is checked per tenant below.
+    hubAvailable: tenants !== undefined || (config.oauth !== undefined && config.hubUrl !== undefined),
   });
   if (selection.problems.length > 0) {
     await sandbox?.close();
@@ -98,21 +172,93 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     return fail(`MCP_STATE_SECRET: ${(error as Error).message} (e.g. openssl rand -base64 48)`);
   }
 
-  const clients = createClients(config, { logger: logger.child({ component: "client" }) });
+  let tracing: TracingHandle | undefined;
+  try {
+    // The SDK loads only when an endpoint is set: start-up without tracing imports none of it.
+    if (hosting.tracing) {
+      tracing = await (await import("./telemetry/start.js")).startTracing(env, logger);
+      if (tracing)
+        (await import("./telemetry/hooks.js")).installTracing(await import("./telemetry/spans.js"));
+    }
+  } catch (error) {
+    await sandbox?.close();
+    if (error instanceof ConfigError) return fail(error.message);
+    throw error;
+  }
+
+  const ttlMs = (config.idempotencyTtlSeconds ?? 86_400) * 1000;
+  let backend: (IdempotencyBackend & { close?(): Promise<void> }) | undefined;
+  if (hosting.redisUrl !== undefined) {
+    // Loaded only with REDIS_URL: a start without it loads no Redis client.
+    const { RedisIdempotencyBackend } = await import("./hosting/redis-idempotency.js");
+    const redis = new RedisIdempotencyBackend({
+      url: hosting.redisUrl,
+      ttlMs,
+      logger: logger.child({ component: "idempotency" }),
+    });
+    redis.connect();
+    backend = redis;
+  } else {
+    backend = new MemoryIdempotencyBackend({ ttlMs });
+  }
+
   // Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once.
   const stopping = new AbortController();
-  const deps = {
-    clients,
-    logger,
-    idempotency: new IdempotencyStore({ ttlMs: (config.idempotencyTtlSeconds ?? 86_400) * 1000, logger }),
-    sandbox: plan.sandbox,
-    version: VERSION,
-    signer,
-    stopping: stopping.signal,
+  const serverFor = (
+    name: string | undefined,
+    tenantConfig: Config,
+    tools: AnyTool[],
+  ): { clients: Clients; make: () => ReturnType<typeof createServer> } => {
+    const log = name === undefined ? logger : logger.child({ tenant: name });
+    const clients = createClients(tenantConfig, { logger: log.child({ component: "client" }) });
+    const deps = {
+      clients,
+      logger: log,
+      tenant: name,
+      idempotency: new IdempotencyStore({ backend, namespace: name ?? "default", logger: log }),
+      sandbox: plan.sandbox,
+      version: VERSION,
+      signer,
+      stopping: stopping.signal,
+    };
+    return { clients, make: () => createServer(deps, { tools, confirmWrites: plan.confirmWrites }) };
   };
-  const makeServer = () => createServer(deps, { tools: selection.tools, confirmWrites: plan.confirmWrites });
+  const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
+  if (tenants === undefined) {
+    servers.set(undefined, serverFor(undefined, config, selection.tools));
+  } else {
+    for (const tenant of tenants) {
+      const hub = tenant.config.oauth !== undefined && tenant.config.hubUrl !== undefined;
+      // read_only offers the tenant only the readers; the hub's tools need the tenant's OAuth.
+      const tools = selection.tools.filter(
+        (t) => (!tenant.readOnly || t.annotations.readOnlyHint) && (t.requires !== "hub" || hub),
+      );
+      servers.set(tenant.name, serverFor(tenant.name, tenant.config, tools));
+    }
+    logger.info("tenants loaded", {
+      tenants: tenants.map((t) => t.name),
+      read_only: tenants.filter((t) => t.readOnly).map((t) => t.name),
+    });
+  }
+  const makeServer = (tenant?: string | undefined) => {
+    const entry = servers.get(tenant);
+    // The transport admits only known tenants; anything else is a bug, never another tenant's server.
+    if (entry === undefined) throw new Error("no server for this request's tenant");
+    return entry.make();
+  };
+  const allClients = [...servers.values()].map((s) => s.clients);
+  const clients = {
+    warm: () => {
+      for (const c of allClients) c.warm();
+    },
+    close: async () => {
+      await Promise.all(allClients.map((c) => c.close()));
+    },
+  };
   const shutdown = async () => {
     await clients.close();
+    await backend.close?.();
+    await tracing?.shutdown();
     await sandbox?.close();
   };
 
@@ -123,6 +269,15 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
         host: plan.host,
         port: plan.port,
         token: config.httpToken,
+        ...(tenants === undefined
+          ? {}
+          : {
+              tenantOf: await (async () => {
+                const { resolveTenant } = await import("./hosting/tenants.js");
+                const list = tenants;
+                return (token: string | undefined) => resolveTenant(list, token)?.name;
+              })(),
+            }),
         logger,
         version: VERSION,
         abandon: () => stopping.abort(),

@@ -58,6 +58,8 @@ export interface CallContext {
   confirm(message: string): Promise<Confirmation>;
   /** Why confirmation is unsupported for this client, and what to do, for the refusal message. */
   unsupportedReason(): { why: string; fix: string };
+  /** For the tool-call span: the JSON-RPC id, the W3C trace context from `params._meta`, the transport. */
+  trace: { requestId: string | number; traceparent: unknown; tracestate: unknown; transport: "pipe" | "tcp" };
 }
 
 /**
@@ -317,8 +319,15 @@ function callContext(server: Server, ctx: ServerContext, tool: string, args: unk
   const modern = envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
   const overHttp = ctx.http !== undefined;
   let lastProgress = Number.NEGATIVE_INFINITY;
+  const meta = ctx.mcpReq._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
   return {
     signal: ctx.mcpReq.signal,
+    trace: {
+      requestId: ctx.mcpReq.id,
+      traceparent: meta?.traceparent,
+      tracestate: meta?.tracestate,
+      transport: overHttp ? "tcp" : "pipe",
+    },
     async progress(update) {
       // The protocol requires strictly increasing progress values.
       if (progressToken === undefined || update.progress <= lastProgress) return;
@@ -406,14 +415,15 @@ export interface HttpEndpoint {
 }
 
 export async function createHttpEndpoint(
-  factory: () => ProtocolServer,
+  /** `tenant`: the name the transport set in `req.auth.extra.tenant` (MCP_TENANTS_FILE), else undefined. */
+  factory: (tenant: string | undefined) => ProtocolServer,
   options: { maxBodyBytes: number; onerror: (error: Error) => void },
 ): Promise<HttpEndpoint> {
   const [{ createMcpHandler }, { toNodeHandler }] = await Promise.all([
     import("@modelcontextprotocol/server"),
     import("@modelcontextprotocol/node"),
   ]);
-  const handler = createMcpHandler(() => factory().sdkServer, {
+  const handler = createMcpHandler((ctx) => factory(tenantOf(ctx.authInfo?.extra)).sdkServer, {
     legacy: "stateless",
     maxRequestBodySize: options.maxBodyBytes,
     onerror: options.onerror,
@@ -423,4 +433,8 @@ export async function createHttpEndpoint(
     handle: (req, res, body) => node(req, res, body),
     close: () => handler.close(),
   };
+}
+
+function tenantOf(extra: Record<string, unknown> | undefined): string | undefined {
+  return typeof extra?.tenant === "string" ? extra.tenant : undefined;
 }

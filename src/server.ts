@@ -24,6 +24,7 @@ import {
   type ToolListing,
 } from "./mcp.js";
 import { ALL_PROMPTS } from "./prompts/index.js";
+import { toolCallSpan } from "./telemetry/hooks.js";
 import type { AnyTool, ToolContext } from "./tool.js";
 
 export interface ServerDeps {
@@ -33,6 +34,8 @@ export interface ServerDeps {
   /** Marks every result `sandbox: true` (simulated data). */
   sandbox: boolean;
   version: string;
+  /** The tenant (MCP_TENANTS_FILE) this server acts for: named in traces; never its token. */
+  tenant?: string | undefined;
   /** Signs confirmation requestState; defaults to one random key per process. */
   signer?: StateSigner;
   /**
@@ -174,7 +177,25 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
       callTool: async (name, args, call) => {
         const entry = tools.get(name);
         if (!entry) return undefined;
-        return untilStopping(runTool(entry, args, call, deps, options), entry.tool, deps.stopping);
+        // One server span per call (a no-op unless tracing is on); a confirmation round is not a failure.
+        let signal: ProtocolSignal | undefined;
+        const result = await toolCallSpan(name, { tenant: deps.tenant, ...call.trace }, async (span) => {
+          try {
+            const out = await untilStopping(
+              runTool(entry, args, call, deps, options),
+              entry.tool,
+              deps.stopping,
+            );
+            if (out.isError) span.fail("tool_error");
+            return out;
+          } catch (error) {
+            if (!(error instanceof ProtocolSignal)) throw error;
+            signal = error;
+            return undefined;
+          }
+        });
+        if (signal) throw signal;
+        return result;
       },
       ...promptHandlers(new Set(options.tools.map((t) => t.name))),
     },

@@ -9,6 +9,7 @@ import { ApiError, ERROR_CODES } from "../errors/api-error.js";
 import { mentionsUnauthorizedEndpoint, responseError } from "../errors/normalize.js";
 import type { Logger } from "../logger.js";
 import { Secret } from "../secret.js";
+import { spanEvent } from "../telemetry/hooks.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy, ChallengeVerdict } from "./types.js";
 
 /** The credentials part of `OAuthConfig` (src/config.ts). */
@@ -99,6 +100,7 @@ export class OAuthStrategy implements AuthStrategy {
     const current = this.#current;
     if (current !== undefined && this.#now() < current.refreshAt) return Promise.resolve(current);
     if (this.#inflight === undefined) {
+      spanEvent("token_refresh", { scheme: "oauth" });
       const flight = this.#fetch();
       this.#inflight = flight;
       // Cleared once settled, so a failed fetch is not cached: the next call tries again.

@@ -22,6 +22,8 @@ import {
   withDetails,
 } from "../errors/normalize.js";
 import type { Logger } from "../logger.js";
+import { spanEvent, upstreamSpan } from "../telemetry/hooks.js";
+import { routeTemplate } from "../telemetry/route.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
 import { decideRetry, type Failure, type RetryDecision, type RetryOptions } from "./retry.js";
@@ -103,7 +105,7 @@ interface CallPlan {
 
 /** What one attempt established. `sent`: the request may have reached the server. */
 type Outcome =
-  | { kind: "ok"; json: unknown }
+  | { kind: "ok"; json: unknown; status: number }
   /** A 401/407 is a refusal: nothing was applied, so it does not count as sent. */
   | { kind: "challenge"; error: ApiError; answer: AuthResponse; grant: AuthGrant; sent: false }
   | { kind: "failed"; error: ApiError; failure: Failure; sent: boolean };
@@ -121,8 +123,18 @@ export class HttpClient {
     };
   }
 
-  /** Send `call` and return the parsed JSON body of a successful answer (undefined for 204). */
-  async json(call: JsonCall): Promise<unknown> {
+  /**
+   * Send `call` and return the parsed JSON body of a successful answer (undefined for 204).
+   * One client span per call (`{METHOD} {route template}`, no value of the path or query), retries
+   * as its events; a no-op without a registered tracer (src/telemetry/spans.ts).
+   */
+  json(call: JsonCall): Promise<unknown> {
+    return upstreamSpan(call.method, routeTemplate(call.path), (span) =>
+      this.#json(call, (status) => span.status(status)),
+    );
+  }
+
+  async #json(call: JsonCall, onStatus: (status: number) => void): Promise<unknown> {
     const plan = this.#plan(call);
     let retries = 0;
     let reauthenticated = false;
@@ -130,7 +142,10 @@ export class HttpClient {
     try {
       for (;;) {
         const outcome = await this.#attempt(plan, sent);
-        if (outcome.kind === "ok") return outcome.json;
+        if (outcome.kind === "ok") {
+          onStatus(outcome.status);
+          return outcome.json;
+        }
         sent ||= outcome.sent;
         if (outcome.kind === "challenge") {
           if (reauthenticated || !this.#onChallenge(plan, outcome))
@@ -143,6 +158,7 @@ export class HttpClient {
         const decision = this.#decide(plan, outcome.failure, retries);
         if (!decision.retry) throw this.#finalError(plan, outcome, decision, retries);
         retries += 1;
+        spanEvent("retry", { attempt: retries + 1, reason: decision.reason, delay_ms: decision.delayMs });
         this.#o.logger.debug("retrying upstream request", {
           method: plan.summary.method,
           path: plan.summary.path,
@@ -250,7 +266,7 @@ export class HttpClient {
       throw e instanceof ApiError ? withRequest(e, plan.summary) : e;
     }
     const error = responseError({ status: raw.status, headers: raw.headers, body: parsed }, plan.summary);
-    if (error === undefined) return { kind: "ok", json };
+    if (error === undefined) return { kind: "ok", json, status: raw.status };
     const status = error.status ?? raw.status;
     if (status === 401 || raw.status === 401 || raw.status === 407) {
       const challenged = { ...answer, status: raw.status === 407 ? 407 : status };

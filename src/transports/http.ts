@@ -17,6 +17,11 @@ export interface HttpOptions {
   host: string;
   port: number;
   token: Secret | undefined;
+  /**
+   * MCP_TENANTS_FILE: the tenant name for a bearer token (undefined → 401). Replaces `token`; the
+   * name reaches the server factory through `req.auth` (never the token itself).
+   */
+  tenantOf?: (bearerToken: string | undefined) => string | undefined;
   logger: Logger;
   version: string;
   /** Largest accepted request body (default 1 MiB). */
@@ -102,7 +107,10 @@ function readBody(req: IncomingMessage, max: number, timeoutMs: number): Promise
   });
 }
 
-export async function startHttp(makeServer: () => ProtocolServer, options: HttpOptions): Promise<HttpHandle> {
+export async function startHttp(
+  makeServer: (tenant: string | undefined) => ProtocolServer,
+  options: HttpOptions,
+): Promise<HttpHandle> {
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const maxInFlight = options.maxInFlight ?? 64;
@@ -143,9 +151,32 @@ export async function startHttp(makeServer: () => ProtocolServer, options: HttpO
   };
 
   const refuseUnauthenticated = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (!options.token) return false;
     const header = req.headers.authorization ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
+    if (options.tenantOf) {
+      const tenant = options.tenantOf(match?.[1]?.trim());
+      if (tenant !== undefined) {
+        // The SDK passes req.auth to the server factory as authInfo; the token itself is not kept.
+        (req as IncomingMessage & { auth?: unknown }).auth = {
+          token: "",
+          clientId: tenant,
+          scopes: [],
+          extra: { tenant },
+        };
+        return false;
+      }
+      sendJson(
+        res,
+        401,
+        rpcError(
+          -32001,
+          "Unauthorized: the bearer token matches no tenant of this server (MCP_TENANTS_FILE); send Authorization: Bearer <your tenant's token>",
+        ),
+        { "www-authenticate": 'Bearer realm="maintenance-mcp"' },
+      );
+      return true;
+    }
+    if (!options.token) return false;
     if (match && sameSecret(match[1]!.trim(), options.token.reveal())) return false;
     sendJson(res, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <MCP_HTTP_TOKEN>"), {
       "www-authenticate": 'Bearer realm="maintenance-mcp"',
@@ -246,7 +277,7 @@ export async function startHttp(makeServer: () => ProtocolServer, options: HttpO
   const url = `http://${hostForUrl}:${address.port}/mcp`;
   log.info("serving MCP over Streamable HTTP (stateless; protocol 2026-07-28 and 2025-11-25)", {
     url,
-    auth: options.token ? "bearer" : "none",
+    auth: options.tenantOf ? "tenants" : options.token ? "bearer" : "none",
     max_in_flight: maxInFlight,
   });
 

@@ -1,181 +1,175 @@
-/** The Redis idempotency store against a real redis-server: Stripe's semantics, replicas, outages. */
+/** The Redis idempotency backend against a real redis-server, through IdempotencyStore.run (the one place of the rules). */
 import { createClient } from "@redis/client";
-import { afterAll, describe, expect, it } from "vitest";
-import { ApiError, ConfigError } from "../../src/errors/api-error.js";
-import {
-  idempotencyTtlMs,
-  RedisIdempotencyStore,
-  requestHash,
-  STORE_UNREACHABLE,
-} from "../../src/hosting/redis-idempotency.js";
+import { afterAll, expect, it } from "vitest";
+import { ApiError, UserInputError } from "../../src/errors/api-error.js";
+import { RedisIdempotencyBackend, redisKey } from "../../src/hosting/redis-idempotency.js";
+import { IdempotencyStore } from "../../src/idempotency.js";
 import { describeRedis, startRedis, useRedis } from "../helpers/redis.js";
 
-const H1 = requestHash({ tool: "create_warehouse_entry", body: { qty: 1 } });
-const H2 = requestHash({ tool: "create_warehouse_entry", body: { qty: 2 } });
+const REQUEST = { path: "warehouse_entries_orders/W1", body: { qty: 1 } };
+const OTHER = { path: "warehouse_entries_orders/W1", body: { qty: 2 } };
 const OUTCOME = { id: 41, folio_target: "EN-000041" };
 
-describe("requestHash and idempotencyTtlMs", () => {
-  it("hashes the canonical request: key order does not matter, values do", () => {
-    expect(requestHash({ a: 1, b: { c: [1, 2], d: "x" } })).toBe(
-      requestHash({ b: { d: "x", c: [1, 2] }, a: 1 }),
-    );
-    expect(requestHash({ a: 1, b: [1, 2] })).not.toBe(requestHash({ a: 1, b: [2, 1] }));
-    expect(H1).toMatch(/^[0-9a-f]{64}$/);
-  });
+const errorOf = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 
-  it("reads MCP_IDEMPOTENCY_TTL_SECONDS (default 24 h) and refuses bad values", () => {
-    expect(idempotencyTtlMs({})).toBe(86_400_000);
-    expect(idempotencyTtlMs({ MCP_IDEMPOTENCY_TTL_SECONDS: "60" })).toBe(60_000);
-    for (const bad of ["0", "-5", "1.5", "ten", String(31 * 86_400)])
-      expect(() => idempotencyTtlMs({ MCP_IDEMPOTENCY_TTL_SECONDS: bad })).toThrow(ConfigError);
-  });
-});
-
-describeRedis("RedisIdempotencyStore", () => {
+describeRedis("RedisIdempotencyBackend", () => {
   const redis = useRedis();
-  const stores: RedisIdempotencyStore[] = [];
-  const open = (options: { ttlMs?: number; maxOutcomeBytes?: number; url?: string } = {}) => {
-    const store = new RedisIdempotencyStore({ url: redis.server.url, ...options });
-    stores.push(store);
-    return store;
+  const backends: RedisIdempotencyBackend[] = [];
+  const open = (options: { ttlMs?: number; maxResultBytes?: number; url?: string } = {}) => {
+    const backend = new RedisIdempotencyBackend({ url: redis.server.url, ...options });
+    backends.push(backend);
+    return backend;
   };
+  const store = (backend: RedisIdempotencyBackend, namespace = "plant-north") =>
+    new IdempotencyStore({ backend, namespace });
   afterAll(async () => {
-    await Promise.all(stores.map((s) => s.close()));
+    await Promise.all(backends.map((b) => b.close()));
   });
   let n = 0;
   const freshKey = () => `key-${++n}-${Date.now()}`;
 
-  it("claims a new key, replays its outcome, refuses it for another request", async () => {
-    const store = open();
+  it("writes once, replays on another replica, refuses the key for another request", async () => {
     const key = freshKey();
-    const first = await store.claim("plant-north", key, H1);
-    expect(first.kind).toBe("new");
-    if (first.kind !== "new") return;
-    expect(await store.complete("plant-north", key, first.claim, OUTCOME)).toBe(true);
-    expect(await store.claim("plant-north", key, H1)).toEqual({ kind: "replay", outcome: OUTCOME });
-    expect(await store.claim("plant-north", key, H2)).toEqual({ kind: "conflict" });
-    // A replica that never saw the first call replays it too.
-    expect(await open().claim("plant-north", key, H1)).toEqual({ kind: "replay", outcome: OUTCOME });
+    let writes = 0;
+    const write = async () => {
+      writes++;
+      return OUTCOME;
+    };
+    const a = store(open());
+    const b = store(open());
+    expect(await a.run("create_warehouse_entry", key, REQUEST, write)).toEqual({
+      value: OUTCOME,
+      replayed: false,
+    });
+    expect(await b.run("create_warehouse_entry", key, REQUEST, write)).toEqual({
+      value: OUTCOME,
+      replayed: true,
+    });
+    expect(await errorOf(b.run("create_warehouse_entry", key, OTHER, write))).toBeInstanceOf(UserInputError);
+    expect(writes).toBe(1);
   });
 
-  it("answers 'in progress' while the first call runs, and 'conflict' for another request", async () => {
-    const store = open();
-    const key = freshKey();
-    const before = Date.now();
-    const first = await store.claim("plant-north", key, H1);
-    expect(first.kind).toBe("new");
-    const again = await store.claim("plant-north", key, H1);
-    expect(again.kind).toBe("in_progress");
-    if (again.kind === "in_progress") expect(again.startedAt).toBeGreaterThanOrEqual(before);
-    expect(await store.claim("plant-north", key, H2)).toEqual({ kind: "conflict" });
-  });
-
-  it("release frees only a running key held by the same claim", async () => {
-    const store = open();
-    const key = freshKey();
-    const first = await store.claim("t", key, H1);
-    if (first.kind !== "new") throw new Error("expected new");
-    expect(await store.release("t", key, "someone-else")).toBe(false);
-    expect((await store.claim("t", key, H1)).kind).toBe("in_progress");
-    expect(await store.release("t", key, first.claim)).toBe(true);
-    const second = await store.claim("t", key, H2);
-    expect(second.kind).toBe("new");
-    if (second.kind !== "new") return;
-    // The old claim can neither complete nor release the new holder's record.
-    expect(await store.complete("t", key, first.claim, OUTCOME)).toBe(false);
-    expect(await store.release("t", key, first.claim)).toBe(false);
-    expect(await store.complete("t", key, second.claim, OUTCOME)).toBe(true);
-    // A completed record is never released: the write happened.
-    expect(await store.release("t", key, second.claim)).toBe(false);
-    expect(await store.claim("t", key, H2)).toEqual({ kind: "replay", outcome: OUTCOME });
-  });
-
-  it("forgets a key after its TTL", async () => {
-    const store = open({ ttlMs: 300 });
-    const key = freshKey();
-    const first = await store.claim("t", key, H1);
-    if (first.kind !== "new") throw new Error("expected new");
-    await store.complete("t", key, first.claim, OUTCOME);
-    expect((await store.claim("t", key, H1)).kind).toBe("replay");
-    await new Promise((r) => setTimeout(r, 700));
-    expect((await store.claim("t", key, H2)).kind).toBe("new");
-  });
-
-  it("two replicas racing on one key: exactly one 'new'", async () => {
-    const [a, b] = [open(), open()];
-    for (let round = 0; round < 5; round++) {
+  it("two replicas racing on one key: exactly one write, the others 'in progress'", async () => {
+    const [a, b] = [store(open()), store(open())];
+    for (let round = 0; round < 3; round++) {
       const key = freshKey();
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).claim("plant-north", key, H1)),
+      let writes = 0;
+      const write = async () => {
+        writes++;
+        await new Promise((r) => setTimeout(r, 100));
+        return OUTCOME;
+      };
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).run("t", key, REQUEST, write)),
       );
-      expect(results.filter((r) => r.kind === "new")).toHaveLength(1);
-      expect(results.filter((r) => r.kind === "in_progress")).toHaveLength(19);
+      expect(writes).toBe(1);
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+      for (const r of results)
+        if (r.status === "rejected")
+          expect((r.reason as ApiError).details).toMatchObject({ state: "in_progress" });
     }
   });
 
-  it("keeps tenants' namespaces apart under mcp:idem:<tenant>:<key>", async () => {
-    const store = open();
+  it("releases a key whose call provably wrote nothing; keeps an ambiguous failure", async () => {
+    const s = store(open());
     const key = freshKey();
-    const north = await store.claim("plant-north", key, H1);
-    const south = await store.claim("plant-south", key, H2);
-    expect([north.kind, south.kind]).toEqual(["new", "new"]);
-    if (north.kind !== "new") return;
-    await store.complete("plant-north", key, north.claim, OUTCOME);
-    expect((await store.claim("plant-south", key, H2)).kind).toBe("in_progress");
-    expect((await store.claim("plant-south", key, H1)).kind).toBe("conflict");
+    await errorOf(
+      s.run("t", key, REQUEST, async () => {
+        throw new UserInputError("refused before sending");
+      }),
+    );
+    expect(await s.run("t", key, OTHER, async () => OUTCOME)).toEqual({ value: OUTCOME, replayed: false });
+    const key2 = freshKey();
+    const timeout = new ApiError({ code: "TIMEOUT", message: "no answer", details: { outcome: "unknown" } });
+    await errorOf(
+      s.run("t", key2, REQUEST, async () => {
+        throw timeout;
+      }),
+    );
+    const replay = (await errorOf(s.run("t", key2, REQUEST, async () => OUTCOME))) as ApiError;
+    expect(replay.message).toContain("ended without a confirmed outcome");
+  });
+
+  it("keeps tenants apart under mcp:idem:<tenant>:<tool>:<key>, with the TTL", async () => {
+    const backend = open({ ttlMs: 5_000 });
+    const key = freshKey();
+    await store(backend, "plant-north").run("t", key, REQUEST, async () => OUTCOME);
+    // The same key in another tenant is a new key: no replay of north's outcome, no conflict.
+    expect(await store(backend, "plant-south").run("t", key, OTHER, async () => ({ id: 7 }))).toEqual({
+      value: { id: 7 },
+      replayed: false,
+    });
     const raw = createClient({ url: redis.server.url });
     await raw.connect();
     try {
       expect((await raw.keys(`mcp:idem:*:${key}`)).sort()).toEqual([
-        `mcp:idem:plant-north:${key}`,
-        `mcp:idem:plant-south:${key}`,
+        `mcp:idem:plant-north:t:${key}`,
+        `mcp:idem:plant-south:t:${key}`,
       ]);
-      const ttl = await raw.pTTL(`mcp:idem:plant-north:${key}`);
-      expect(ttl).toBeGreaterThan(86_000_000);
+      const ttl = await raw.pTTL(`mcp:idem:plant-north:t:${key}`);
+      expect(ttl).toBeGreaterThan(3_000);
+      expect(ttl).toBeLessThanOrEqual(5_000);
     } finally {
       raw.destroy();
     }
-    await expect(store.claim("plant:north", key, H1)).rejects.toThrow(TypeError);
+    expect(redisKey("a\u0000b\u0000c:d")).toBe("mcp:idem:a:b:c:d");
   });
 
-  it("keeps an oversized outcome out of Redis and says so on replay", async () => {
-    const store = open({ maxOutcomeBytes: 100 });
+  it("forgets a key after its TTL", async () => {
+    const s = store(open({ ttlMs: 300 }));
     const key = freshKey();
-    const first = await store.claim("t", key, H1);
-    if (first.kind !== "new") throw new Error("expected new");
-    expect(await store.complete("t", key, first.claim, { text: "x".repeat(200) })).toBe(true);
-    expect(await store.claim("t", key, H1)).toEqual({
-      kind: "replay",
-      outcome: undefined,
-      omitted:
-        "the first outcome (211 bytes) was larger than the 100-byte cap and was not kept; the write happened once",
-    });
+    await s.run("t", key, REQUEST, async () => OUTCOME);
+    expect((await s.run("t", key, REQUEST, async () => OUTCOME)).replayed).toBe(true);
+    await new Promise((r) => setTimeout(r, 700));
+    expect((await s.run("t", key, OTHER, async () => OUTCOME)).replayed).toBe(false);
   });
 
-  it("fails closed, fast and clearly, when Redis is down", async () => {
-    const own = await startRedis();
-    const store = open({ url: own.url });
+  it("keeps a summary in place of an oversized result and says so on replay", async () => {
+    const s = store(open({ maxResultBytes: 100 }));
     const key = freshKey();
-    const first = await store.claim("t", key, H1);
-    expect(first.kind).toBe("new");
-    await own.stop();
-    const started = Date.now();
-    const error = await store.claim("t", freshKey(), H1).then(
-      () => undefined,
-      (e: unknown) => e,
+    const big = { text: "x".repeat(200) };
+    await s.run(
+      "t",
+      key,
+      REQUEST,
+      async () => big,
+      () => "entry EN-1 created",
     );
+    const error = (await errorOf(s.run("t", key, REQUEST, async () => big))) as ApiError;
+    expect(error.message).toContain("entry EN-1 created");
+  });
+
+  it("fails closed, fast and clearly, when Redis goes down: the write is not called", async () => {
+    const own = await startRedis();
+    const s = store(open({ url: own.url }));
+    await s.run("t", freshKey(), REQUEST, async () => OUTCOME);
+    await own.stop();
+    let called = false;
+    const started = Date.now();
+    const error = (await errorOf(
+      s.run("t", freshKey(), REQUEST, async () => {
+        called = true;
+        return OUTCOME;
+      }),
+    )) as ApiError;
+    expect(called).toBe(false);
     expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).message).toBe(STORE_UNREACHABLE);
-    expect((error as ApiError).code).toBe("NETWORK");
-    expect((error as ApiError).retryable).toBe(true);
+    expect(error.code).toBe("IDEMPOTENCY");
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain("nothing was sent");
     // Bounded, not hanging on a reconnect queue (wide margin: the timeout is 1 s).
     expect(Date.now() - started).toBeLessThan(10_000);
-    if (first.kind === "new") expect(await store.complete("t", key, first.claim, OUTCOME)).toBe(false);
   });
 
   it("fails closed when Redis was never reachable", async () => {
-    const store = open({ url: "redis://127.0.0.1:1" });
-    await expect(store.claim("t", freshKey(), H1)).rejects.toThrow(STORE_UNREACHABLE);
-    await expect(store.claim("t", freshKey(), H1)).rejects.toThrow(STORE_UNREACHABLE);
+    const s = store(open({ url: "redis://127.0.0.1:1" }));
+    for (let i = 0; i < 2; i++)
+      expect(((await errorOf(s.run("t", freshKey(), REQUEST, async () => OUTCOME))) as ApiError).code).toBe(
+        "IDEMPOTENCY",
+      );
   });
 });

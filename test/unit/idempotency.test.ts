@@ -3,6 +3,7 @@ import { loadConfig } from "../../src/config.js";
 import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
 import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency.js";
 import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency-memory.js";
+import { ConfirmationPending } from "../../src/mcp.js";
 
 const HOUR = 3_600_000;
 const req = (n: number | string) => ({ method: "POST", path: "/api/x", body: { n } });
@@ -101,6 +102,8 @@ describe("IdempotencyStore semantics", () => {
     const released = [
       new UserInputError("bad"),
       new NotConfirmedError("declined"),
+      // --confirm-writes over 2026-07-28: the confirmation round ends the call before anything is sent.
+      new ConfirmationPending("approve?"),
       api("CANCELLED"), // cancelled before the POST left (http.ts: writeInFlight false)
       api("NETWORK", { cause: "ECONNREFUSED" }),
       api("TIMEOUT", { budgetMs: 10 }),

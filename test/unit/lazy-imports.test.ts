@@ -35,4 +35,14 @@ describe("cold-start imports", () => {
     // The client is part of the graph, so the check covers it.
     expect([...graph.keys()].some((f) => f.endsWith("src/client/transport.ts"))).toBe(true);
   });
+
+  it("the binary never statically imports OpenTelemetry or Redis (loaded only when configured)", () => {
+    const graph = staticGraph(resolve(root, "src/index.ts"));
+    const offending = [...graph].flatMap(([file, specs]) =>
+      specs.filter((s) => /^@(opentelemetry|redis)\//.test(s)).map((s) => `${file}: ${s}`),
+    );
+    expect(offending).toEqual([]);
+    // The hooks are in the graph (so the check covers the request path), the SDK side is not.
+    expect([...graph.keys()].some((f) => f.endsWith("src/telemetry/hooks.ts"))).toBe(true);
+  });
 });
