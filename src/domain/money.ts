@@ -55,9 +55,23 @@ function nameTable(): Map<string, string | null> {
   return table;
 }
 
+/** Descriptions seen → currency: a page repeats a handful of names; bounded against odd upstream data. */
+const seen = new Map<string, Readonly<Currency>>();
+const SEEN_MAX = 1_000;
+
 /** The currency a description names; unmapped (kept verbatim) when Intl knows no single code for it. */
-export function currencyOf(description: string | null | undefined): Currency {
-  const raw = (description ?? "").trim();
+export function currencyOf(description: string | null | undefined): Readonly<Currency> {
+  const key = description ?? "";
+  let currency = seen.get(key);
+  if (currency === undefined) {
+    currency = Object.freeze(lookUp(key.trim()));
+    if (seen.size >= SEEN_MAX) seen.clear();
+    seen.set(key, currency);
+  }
+  return currency;
+}
+
+function lookUp(raw: string): Currency {
   if (raw === "") return { code: "unknown", mapped: false };
   const code = nameTable().get(normalizeName(raw));
   return code ? { code, mapped: true } : { code: raw, mapped: false };
@@ -70,11 +84,19 @@ export function currencyMatches(wanted: string, currency: Currency): boolean {
   return normalizeName(wanted) === normalizeName(currency.code);
 }
 
+/** ISO code → digits; building an Intl.NumberFormat costs ~50 µs, and there are ~300 codes. */
+const digitsOf = new Map<string, number>();
+
 /** Digits after the decimal point in the currency's usual notation (2 when unknown). */
 export function fractionDigits(currency: Currency): number {
   if (!currency.mapped) return 2;
-  return new Intl.NumberFormat("en", { style: "currency", currency: currency.code }).resolvedOptions()
-    .maximumFractionDigits!;
+  let digits = digitsOf.get(currency.code);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency: currency.code }).resolvedOptions()
+      .maximumFractionDigits!;
+    digitsOf.set(currency.code, digits);
+  }
+  return digits;
 }
 
 /** Exact decimal: an integer count of 10^-SCALE units. */
