@@ -40,23 +40,33 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /** Fast check of an object: known keys in declaration order (as zod outputs them), then extras if loose. */
 function fastObject(fields: Fields, loose: boolean): Fast {
-  const entries = Object.entries(fields);
+  // Plain arrays and an indexed loop: this runs for every field of every record of every page.
+  const keys = Object.keys(fields);
+  const checks = keys.map((k) => fields[k]!.fast);
+  const omit = keys.map((k) => fields[k]!.absent === "omit");
+  const known = new Set(keys);
   return (value) => {
     if (!isRecord(value) || Object.getPrototypeOf(value) !== Object.prototype) return MISS;
     const out: Record<string, unknown> = {};
-    for (const [key, f] of entries) {
+    let found = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const present = Object.hasOwn(value, key);
-      if (!present && f.absent === "omit") continue;
-      const v = f.fast(present ? value[key] : undefined);
+      if (present) found++;
+      else if (omit[i]) continue;
+      const v = checks[i]!(present ? value[key] : undefined);
       if (v === MISS) return MISS;
       out[key] = v;
     }
-    if (loose)
-      for (const key of Object.keys(value)) {
+    const own = loose ? Object.keys(value) : [];
+    // Extra keys are the own keys beyond the known ones found.
+    if (own.length > found) {
+      for (const key of own) {
         // An own "__proto__" key (JSON.parse makes one) cannot be copied by assignment: zod decides.
         if (key === "__proto__") return MISS;
-        if (!Object.hasOwn(fields, key)) out[key] = value[key];
+        if (!known.has(key)) out[key] = value[key];
       }
+    }
     return out;
   };
 }

@@ -106,6 +106,10 @@ const ONE = 10n ** BigInt(SCALE);
 
 /** A number or numeric text as the API wrote it, read exactly (0.1 is 100000 units, not 0.1000000000000000055...). */
 export function exact(value: number | string): Exact {
+  if (typeof value === "number") {
+    const units = fastUnits(value);
+    if (units !== undefined) return BigInt(units);
+  }
   const text = typeof value === "number" ? numberText(value) : value.trim();
   const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
   if (!m || (m[2] === "" && (m[3] ?? "") === "")) throw new RangeError(`not a decimal amount: ${value}`);
@@ -113,6 +117,18 @@ export function exact(value: number | string): Exact {
   let units = BigInt(m[2] || "0") * ONE + BigInt(frac.slice(0, SCALE));
   if (Number(frac[SCALE]) >= 5) units += 1n;
   return m[1] === "-" ? -units : units;
+}
+
+/**
+ * exact(n) without text or regex for the amounts money has: when |n| < 2^31, two multiples of
+ * 10^-SCALE never round to the same double (ulp < 10^-6), so if m / 10^6 (a correctly rounded
+ * division) gives back n, m is the one decimal of at most SCALE places that reads as n: the same
+ * units as parsing n's shortest text. Undefined when that does not hold (the text path decides).
+ */
+function fastUnits(n: number): number | undefined {
+  if (!(Math.abs(n) < 2 ** 31)) return undefined;
+  const m = Math.round(n * 1e6);
+  return m / 1e6 === n ? m : undefined;
 }
 
 /** Shortest decimal text of a number (no exponent for the magnitudes money has). */
