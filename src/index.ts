@@ -109,6 +109,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     version: VERSION,
     signer,
     stopping: stopping.signal,
+    warmOnList: true,
   };
   const makeServer = () => createServer(deps, { tools: selection.tools, confirmWrites: plan.confirmWrites });
   const shutdown = async () => {
