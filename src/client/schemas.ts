@@ -45,16 +45,20 @@ function fastObject(fields: Fields, loose: boolean): Fast {
   const checks = keys.map((k) => fields[k]!.fast);
   const omit = keys.map((k) => fields[k]!.absent === "omit");
   const known = new Set(keys);
+  const inherited = keys.find((k) => k in Object.prototype);
+  if (inherited !== undefined) throw new TypeError(`field "${inherited}" shadows Object.prototype`);
   return (value) => {
     if (!isRecord(value) || Object.getPrototypeOf(value) !== Object.prototype) return MISS;
     const out: Record<string, unknown> = {};
     let found = 0;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      const present = Object.hasOwn(value, key);
+      // No field is named like an Object.prototype member (checked below), so a defined value is own.
+      const raw = value[key];
+      const present = raw !== undefined || Object.hasOwn(value, key);
       if (present) found++;
       else if (omit[i]) continue;
-      const v = checks[i]!(present ? value[key] : undefined);
+      const v = checks[i]!(raw);
       if (v === MISS) return MISS;
       out[key] = v;
     }
