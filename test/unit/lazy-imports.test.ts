@@ -1,7 +1,8 @@
 /**
  * Cold start: the binary's static import graph (src/index.ts and everything it imports without
  * `import()`) must not load undici or hawk; they load in the background after the transport is
- * up (`clients.warm()`) or on the first call. Only `import type` and dynamic `import()` may name them.
+ * up (`clients.warm()`) or on the first call. Redis and the OpenTelemetry SDK load only when their
+ * environment variables ask for them. Only `import type` and dynamic `import()` may name them.
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -34,5 +35,16 @@ describe("cold-start imports", () => {
     expect(offending).toEqual([]);
     // The client is part of the graph, so the check covers it.
     expect([...graph.keys()].some((f) => f.endsWith("src/client/transport.ts"))).toBe(true);
+  });
+
+  it("the binary loads Redis and the OpenTelemetry SDK only when configured (dynamic import)", () => {
+    // @opentelemetry/api is allowed: without a registered SDK it is a small no-op.
+    const graph = staticGraph(resolve(root, "src/index.ts"));
+    const offending = [...graph].flatMap(([file, specs]) =>
+      specs
+        .filter((s) => /^(@redis\/|redis$|ioredis$|@opentelemetry\/(?!api$))/.test(s))
+        .map((s) => `${file}: ${s}`),
+    );
+    expect(offending).toEqual([]);
   });
 });
