@@ -220,6 +220,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
       version: VERSION,
       signer,
       stopping: stopping.signal,
+      warmOnList: true,
     };
     return { clients, make: () => createServer(deps, { tools, confirmWrites: plan.confirmWrites }) };
   };

@@ -43,6 +43,8 @@ export interface ServerDeps {
    * then answers at once, saying its outcome is unknown (a write may have reached the upstream).
    */
   stopping?: AbortSignal;
+  /** Start the clients' warm-up once tools/list is answered (the binary; tests leave it off). */
+  warmOnList?: boolean;
 }
 
 export interface ServerOptions {
@@ -173,7 +175,12 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
     { name: "maintenance-mcp", version: deps.version },
     INSTRUCTIONS,
     {
-      listTools: () => [...tools.values()].map((p) => p.listing),
+      listTools: () => {
+        // The handshake is answered: load the HTTP client now (in the next macrotask, after this
+        // answer is written) rather than 250 ms after start or on the first call.
+        if (deps.warmOnList) deps.clients.warm(0);
+        return [...tools.values()].map((p) => p.listing);
+      },
       callTool: async (name, args, call) => {
         const entry = tools.get(name);
         if (!entry) return undefined;

@@ -1,9 +1,10 @@
 /**
  * 2. Cold start: spawn to `tools/list` answered, over stdio, ours in real-upstream mode (MMS_*
  * pointing at the benchmark's sandbox, so no sandbox start is counted) against the floor.
- * Target: ours <= 1.15 x the floor at the median of 10. The v2 floor (same SDK as ours) is shown beside it.
+ * Target: ours <= 1.15 x the v2 floor (the same SDK as ours) at the median of 10; the 1.x floor's ratio
+ * is shown beside it.
  * The same spawns then make their first tool call (ours: list_warehouse_groups_1, the floors: their
- * constant tool): spawn to the first result, target <= 1.3 x the floor (what an agent waits for
+ * constant tool): spawn to the first result, target <= 1.3 x the v2 floor (what an agent waits for
  * after starting the server).
  */
 import { interleave, now, summarize } from "../lib/measure.mjs";
@@ -42,52 +43,62 @@ export default async function coldStartSection({ sb }) {
   const ours = summarize(samples.ours);
   const floor = summarize(samples.floor);
   const floorV2 = summarize(samples.floorV2);
-  const ratio = ours.median / floor.median;
+  // Targets against the v2 floor (same SDK as ours); the 1.x floor's ratios are reported beside them.
+  const ratio = ours.median / floorV2.median;
+  const ratio1x = ours.median / floor.median;
   // The warm-up round's first calls are not recorded, like its tools/list times.
   const oursFirst = summarize(firstCall.ours.slice(-RUNS));
   const floorFirst = summarize(firstCall.floor.slice(-RUNS));
   const floorV2First = summarize(firstCall.floorV2.slice(-RUNS));
-  const firstRatio = oursFirst.median / floorFirst.median;
+  const firstRatio = oursFirst.median / floorV2First.median;
+  const firstRatio1x = oursFirst.median / floorFirst.median;
   return {
     rows: [
-      { bench: "2. cold start (ms)", series: "ours: spawn → tools/list, stdio", ...ours, ratio },
-      { bench: "2. cold start (ms)", series: "floor (SDK 1.32): spawn → tools/list, stdio", ...floor },
       {
         bench: "2. cold start (ms)",
-        series: "floor v2 (SDK 2.4): spawn → tools/list, stdio",
-        ...floorV2,
-        ratio: ours.median / floorV2.median,
+        series: "ours: spawn → tools/list, stdio",
+        ...ours,
+        ratio,
         note: "ratio = ours / floor v2",
       },
+      {
+        bench: "2. cold start (ms)",
+        series: "floor (SDK 1.32): spawn → tools/list, stdio",
+        ...floor,
+        ratio: ratio1x,
+        note: "ratio = ours / floor 1.x",
+      },
+      { bench: "2. cold start (ms)", series: "floor v2 (SDK 2.4): spawn → tools/list, stdio", ...floorV2 },
       {
         bench: "2. cold start (ms)",
         series: "ours: spawn → first list_warehouse_groups_1 result",
         ...oursFirst,
         ratio: firstRatio,
+        note: "ratio = ours / floor v2",
       },
       {
         bench: "2. cold start (ms)",
         series: "floor (SDK 1.32): spawn → first constant result",
         ...floorFirst,
+        ratio: firstRatio1x,
+        note: "ratio = ours / floor 1.x",
       },
       {
         bench: "2. cold start (ms)",
         series: "floor v2 (SDK 2.4): spawn → first constant result",
         ...floorV2First,
-        ratio: oursFirst.median / floorV2First.median,
-        note: "ratio = ours / floor v2",
       },
     ],
     targets: [
       {
-        name: "2. cold start: ours / floor, median",
-        figure: ratio.toFixed(2),
+        name: "2. cold start: ours / floor v2, median",
+        figure: `${ratio.toFixed(2)} (1.x floor: ${ratio1x.toFixed(2)})`,
         target: "<= 1.15",
         met: ratio <= 1.15,
       },
       {
-        name: "2. first call after spawn: ours / floor, median",
-        figure: firstRatio.toFixed(2),
+        name: "2. first call after spawn: ours / floor v2, median",
+        figure: `${firstRatio.toFixed(2)} (1.x floor: ${firstRatio1x.toFixed(2)})`,
         target: "<= 1.3",
         met: firstRatio <= 1.3,
       },

@@ -1,7 +1,8 @@
 /**
  * 1. Per-call cost: sequential `list_warehouse_groups_1` calls (default page of 100) over stdio,
  * beside the same upstream request made directly with undici, and the SDK floor's constant tool.
- * Target: ours <= 1.15 x (direct + floor) at the median.
+ * Target: ours <= 1.15 x (direct + floor v2) at the median (the v2 floor runs the SDK ours is built
+ * on); the 1.x floor's ratio is reported beside it.
  */
 import { interleave, summarize } from "../lib/measure.mjs";
 import { callOk, childEnv, connectStdio, FLOOR_BIN, FLOOR_V2_BIN, OURS_BIN } from "../lib/servers.mjs";
@@ -27,11 +28,19 @@ export default async function perCall({ sb }) {
       { rounds: CALLS, warmup: WARMUP, label: "per-call", progressEvery: 100 },
     );
     const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v)]));
-    const ratio = s.ours.median / (s.direct.median + s.floor.median);
-    const ratioP95 = s.ours.p95 / (s.direct.p95 + s.floor.p95);
+    // The target is read against the v2 floor (the SDK ours is built on); the 1.x floor is reported beside it.
+    const ratio = s.ours.median / (s.direct.median + s.floorV2.median);
+    const ratio1x = s.ours.median / (s.direct.median + s.floor.median);
+    const ratioP95 = s.ours.p95 / (s.direct.p95 + s.floorV2.p95);
     return {
       rows: [
-        { bench: "1. per call (ms)", series: "ours: list_warehouse_groups_1, stdio", ...s.ours, ratio },
+        {
+          bench: "1. per call (ms)",
+          series: "ours: list_warehouse_groups_1, stdio",
+          ...s.ours,
+          ratio,
+          note: "ratio = ours / (direct + floor v2)",
+        },
         { bench: "1. per call (ms)", series: "direct: undici GET, same page", ...s.direct },
         { bench: "1. per call (ms)", series: "floor (SDK 1.32): constant tool, stdio", ...s.floor },
         { bench: "1. per call (ms)", series: "floor v2 (SDK 2.4): constant tool, stdio", ...s.floorV2 },
@@ -41,22 +50,22 @@ export default async function perCall({ sb }) {
           n: CALLS,
           median: s.direct.median + s.floorV2.median,
           p95: s.direct.p95 + s.floorV2.p95,
-          ratio: s.ours.median / (s.direct.median + s.floorV2.median),
-          note: "ratio = ours / (direct + floor v2)",
+          note: `p95 ratio ${ratioP95.toFixed(2)}`,
         },
         {
           bench: "1. per call (ms)",
-          series: "direct + floor",
+          series: "direct + floor (SDK 1.32)",
           n: CALLS,
           median: s.direct.median + s.floor.median,
           p95: s.direct.p95 + s.floor.p95,
-          note: `p95 ratio ${ratioP95.toFixed(2)}`,
+          ratio: ratio1x,
+          note: "ratio = ours / (direct + floor 1.x)",
         },
       ],
       targets: [
         {
-          name: "1. per call: ours / (direct + floor), median",
-          figure: ratio.toFixed(2),
+          name: "1. per call: ours / (direct + floor v2), median",
+          figure: `${ratio.toFixed(2)} (1.x floor: ${ratio1x.toFixed(2)})`,
           target: "<= 1.15",
           met: ratio <= 1.15,
         },

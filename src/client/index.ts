@@ -102,9 +102,17 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
   // IMPORTANT: deferred, so the initialize / tools/list handshake, which a client sends as soon as the
   // transport is up, never waits behind this CPU work (measured: started at once, spawn → tools/list
   // went from 1.12 to 1.38 x the bare SDK server). A call arriving earlier loads what it needs itself.
+  // The server calls warm(0) once it has answered tools/list (the handshake is over, a call is
+  // likely next): the load then overlaps the client's own work instead of the first call.
   let closed = false;
-  const warm = () => {
-    setTimeout(() => closed || warmNow(), deps.warmDelayMs ?? WARM_DELAY_MS).unref();
+  let started = false;
+  const warm = (delayMs = deps.warmDelayMs ?? WARM_DELAY_MS) => {
+    if (started) return;
+    setTimeout(() => {
+      if (closed || started) return;
+      started = true;
+      warmNow();
+    }, delayMs).unref();
   };
   const close = () => {
     closed = true;

@@ -40,37 +40,78 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /** Fast check of an object: known keys in declaration order (as zod outputs them), then extras if loose. */
 function fastObject(fields: Fields, loose: boolean): Fast {
-  const entries = Object.entries(fields);
+  // Plain arrays and an indexed loop: this runs for every field of every record of every page.
+  const keys = Object.keys(fields);
+  const checks = keys.map((k) => fields[k]!.fast);
+  const omit = keys.map((k) => fields[k]!.absent === "omit");
+  const known = new Set(keys);
+  const inherited = keys.find((k) => k in Object.prototype);
+  if (inherited !== undefined) throw new TypeError(`field "${inherited}" shadows Object.prototype`);
   return (value) => {
     if (!isRecord(value) || Object.getPrototypeOf(value) !== Object.prototype) return MISS;
+    const own = Object.keys(value);
+    // The object itself when zod's output would equal it key for key (what real deployments send):
+    // every field present in declaration order and unchanged by its check, then the extras (loose)
+    // or nothing (strict). No copy of each record of each page: the parsed body is ours alone.
+    if (loose ? own.length >= keys.length : own.length === keys.length) {
+      const same = unchanged(value, own);
+      if (same !== false) return same;
+    }
     const out: Record<string, unknown> = {};
-    for (const [key, f] of entries) {
-      const present = Object.hasOwn(value, key);
-      if (!present && f.absent === "omit") continue;
-      const v = f.fast(present ? value[key] : undefined);
+    let found = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      // No field is named like an Object.prototype member (checked below), so a defined value is own.
+      const raw = value[key];
+      const present = raw !== undefined || Object.hasOwn(value, key);
+      if (present) found++;
+      else if (omit[i]) continue;
+      const v = checks[i]!(raw);
       if (v === MISS) return MISS;
       out[key] = v;
     }
-    if (loose)
-      for (const key of Object.keys(value)) {
+    // Extra keys are the own keys beyond the known ones found.
+    if (loose && own.length > found) {
+      for (const key of own) {
         // An own "__proto__" key (JSON.parse makes one) cannot be copied by assignment: zod decides.
         if (key === "__proto__") return MISS;
-        if (!Object.hasOwn(fields, key)) out[key] = value[key];
+        if (!known.has(key)) out[key] = value[key];
       }
+    }
     return out;
   };
+
+  /** `value` if it passes as is, MISS if a check declines, false if it needs the copying path. */
+  function unchanged(
+    value: Record<string, unknown>,
+    own: string[],
+  ): Record<string, unknown> | typeof MISS | false {
+    for (let i = 0; i < keys.length; i++) {
+      if (own[i] !== keys[i]) return false;
+      const raw = value[own[i]!];
+      const v = checks[i]!(raw);
+      if (v === MISS) return MISS;
+      if (v !== raw) return false;
+    }
+    // An own "__proto__" key (JSON.parse makes one) cannot be copied by assignment: zod decides.
+    for (let i = keys.length; i < own.length; i++) if (own[i] === "__proto__") return MISS;
+    return value;
+  }
 }
 
 /** Fast check of an array, item by item; any declined item declines the whole array. */
 function fastArray(item: Fast): (value: unknown[]) => unknown[] | typeof MISS {
   return (value) => {
-    const out = new Array<unknown>(value.length);
+    // Copied from the first item its check changes; the array itself when none does.
+    let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const v = item(value[i]);
+      const raw = value[i];
+      const v = item(raw);
       if (v === MISS) return MISS;
-      out[i] = v;
+      if (out === undefined && v !== raw) out = value.slice(0, i);
+      if (out !== undefined) out.push(v);
     }
-    return out;
+    return out ?? value;
   };
 }
 

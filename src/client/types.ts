@@ -145,9 +145,10 @@ export interface Clients {
   /**
    * Load the HTTP stack (undici, and hawk for MMS_AUTH=hawk) and fetch the OAuth token in the
    * background, so the first call does not wait for them. Never rejects: a failure surfaces on
-   * the first call instead.
+   * the first call instead. Starts after `delayMs` (default WARM_DELAY_MS); a later call with a
+   * shorter delay brings it forward; it runs once.
    */
-  warm(): void;
+  warm(delayMs?: number): void;
   /** Close connection pools. */
   close(): Promise<void>;
 }

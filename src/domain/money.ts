@@ -55,9 +55,23 @@ function nameTable(): Map<string, string | null> {
   return table;
 }
 
+/** Descriptions seen → currency: a page repeats a handful of names; bounded against odd upstream data. */
+const seen = new Map<string, Readonly<Currency>>();
+const SEEN_MAX = 1_000;
+
 /** The currency a description names; unmapped (kept verbatim) when Intl knows no single code for it. */
-export function currencyOf(description: string | null | undefined): Currency {
-  const raw = (description ?? "").trim();
+export function currencyOf(description: string | null | undefined): Readonly<Currency> {
+  const key = description ?? "";
+  let currency = seen.get(key);
+  if (currency === undefined) {
+    currency = Object.freeze(lookUp(key.trim()));
+    if (seen.size >= SEEN_MAX) seen.clear();
+    seen.set(key, currency);
+  }
+  return currency;
+}
+
+function lookUp(raw: string): Currency {
   if (raw === "") return { code: "unknown", mapped: false };
   const code = nameTable().get(normalizeName(raw));
   return code ? { code, mapped: true } : { code: raw, mapped: false };
@@ -70,11 +84,19 @@ export function currencyMatches(wanted: string, currency: Currency): boolean {
   return normalizeName(wanted) === normalizeName(currency.code);
 }
 
+/** ISO code → digits; building an Intl.NumberFormat costs ~50 µs, and there are ~300 codes. */
+const digitsOf = new Map<string, number>();
+
 /** Digits after the decimal point in the currency's usual notation (2 when unknown). */
 export function fractionDigits(currency: Currency): number {
   if (!currency.mapped) return 2;
-  return new Intl.NumberFormat("en", { style: "currency", currency: currency.code }).resolvedOptions()
-    .maximumFractionDigits!;
+  let digits = digitsOf.get(currency.code);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency: currency.code }).resolvedOptions()
+      .maximumFractionDigits!;
+    digitsOf.set(currency.code, digits);
+  }
+  return digits;
 }
 
 /** Exact decimal: an integer count of 10^-SCALE units. */
@@ -84,6 +106,10 @@ const ONE = 10n ** BigInt(SCALE);
 
 /** A number or numeric text as the API wrote it, read exactly (0.1 is 100000 units, not 0.1000000000000000055...). */
 export function exact(value: number | string): Exact {
+  if (typeof value === "number") {
+    const units = fastUnits(value);
+    if (units !== undefined) return BigInt(units);
+  }
   const text = typeof value === "number" ? numberText(value) : value.trim();
   const m = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
   if (!m || (m[2] === "" && (m[3] ?? "") === "")) throw new RangeError(`not a decimal amount: ${value}`);
@@ -91,6 +117,18 @@ export function exact(value: number | string): Exact {
   let units = BigInt(m[2] || "0") * ONE + BigInt(frac.slice(0, SCALE));
   if (Number(frac[SCALE]) >= 5) units += 1n;
   return m[1] === "-" ? -units : units;
+}
+
+/**
+ * exact(n) without text or regex for the amounts money has: when |n| < 2^31, two multiples of
+ * 10^-SCALE never round to the same double (ulp < 10^-6), so if m / 10^6 (a correctly rounded
+ * division) gives back n, m is the one decimal of at most SCALE places that reads as n: the same
+ * units as parsing n's shortest text. Undefined when that does not hold (the text path decides).
+ */
+function fastUnits(n: number): number | undefined {
+  if (!(Math.abs(n) < 2 ** 31)) return undefined;
+  const m = Math.round(n * 1e6);
+  return m / 1e6 === n ? m : undefined;
 }
 
 /** Shortest decimal text of a number (no exponent for the magnitudes money has). */

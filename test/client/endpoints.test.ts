@@ -219,5 +219,6 @@ describe("warm-up", () => {
     await expect(c.api.listWarehouseGroups1({})).resolves.toEqual({ data: [], total: 0 });
     // The call used the token fetched ahead: no second token request.
     expect(f.tokensIssued()).toBe(1);
+    expect(log.lines.filter((l) => l.includes("HTTP client loaded ahead of the first call"))).toHaveLength(1);
   });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { currencyMatches, currencyOf, exact, formatMoney, sum, toNumber } from "../../src/domain/money.js";
 
@@ -68,5 +69,55 @@ describe("exact amounts", () => {
   it("refuses text that is not a decimal amount", () => {
     expect(() => exact("12,50")).toThrow(/not a decimal amount/);
     expect(() => exact(Number.NaN)).toThrow(/not a finite amount/);
+  });
+});
+
+describe("exact() on numbers: the arithmetic shortcut reads as the number's shortest text", () => {
+  // The text path, as exact() took it for every number before the shortcut.
+  const viaText = (n: number) => exact(/e/i.test(String(n)) ? n.toFixed(6) : String(n));
+
+  it("agrees on any double (shortcut taken or declined)", () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 }), (n) => {
+        expect(exact(n)).toBe(viaText(n));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("agrees on amounts written with up to 7 decimals, around 2^31 and on halves", () => {
+    const decimals = fc
+      .tuple(fc.integer({ min: -(2 ** 32), max: 2 ** 32 }), fc.integer({ min: 0, max: 9_999_999 }))
+      .map(([i, f]) => Number(`${i}.${String(f).padStart(7, "0")}`));
+    fc.assert(
+      fc.property(decimals, (n) => {
+        expect(exact(n)).toBe(viaText(n));
+      }),
+      { numRuns: 5_000 },
+    );
+    for (const n of [
+      2 ** 31 - 0.000001,
+      2 ** 31,
+      -(2 ** 31) + 0.5,
+      0.0000005,
+      -0.0000005,
+      1e-7,
+      -0,
+      0.1 + 0.2,
+    ])
+      expect(exact(n)).toBe(viaText(n));
+  });
+});
+
+describe("currency lookups are memoised", () => {
+  it("answers a repeated description with the same frozen currency, and unmapped names verbatim", () => {
+    const a = currencyOf("US Dollar");
+    expect(currencyOf("US Dollar")).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(currencyOf("  Puntos  ")).toEqual({ code: "Puntos", mapped: false });
+    // Many distinct descriptions (a hostile upstream) neither grow the cache without bound nor change answers.
+    for (let i = 0; i < 2_500; i++)
+      expect(currencyOf(`Token ${i}`)).toEqual({ code: `Token ${i}`, mapped: false });
+    expect(currencyOf("US Dollar")).toEqual({ code: "USD", mapped: true });
   });
 });
