@@ -17,7 +17,7 @@ export const DEFAULT_MAX_RECORDS = 1000;
  */
 export const DEFAULT_CONCURRENCY = 10;
 
-export interface CollectOptions {
+export interface CollectOptions<T = unknown> {
   start: number;
   limit: number;
   all: boolean;
@@ -25,6 +25,12 @@ export interface CollectOptions {
   /** Pages in flight at once when walking every page. */
   concurrency?: number;
   onProgress?: (fetched: number, target: number) => Promise<void>;
+  /**
+   * With `all`: how many records one result can carry, judged from the first page. The walk reads
+   * no further (what it leaves is reported as omitted, with nextStart), so a result that will be
+   * cut to fit the host does not read pages only to drop them.
+   */
+  fitsAfterFirstPage?: (firstPage: readonly T[]) => number;
 }
 
 export interface Collected<T> {
@@ -45,7 +51,7 @@ type FetchPage<T> = (start: number, limit: number) => Promise<Page<T>>;
 
 export async function collectPages<T>(
   fetchPage: FetchPage<T>,
-  options: CollectOptions,
+  options: CollectOptions<T>,
 ): Promise<Collected<T>> {
   if (!options.all) {
     const page = await fetchPage(options.start, options.limit);
@@ -66,10 +72,12 @@ export async function collectPages<T>(
   return walkAll(fetchPage, options);
 }
 
-async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions): Promise<Collected<T>> {
-  const { start, maxRecords } = options;
+async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions<T>): Promise<Collected<T>> {
+  const { start } = options;
   const pageSize = MAX_PAGE_SIZE;
-  const first = await fetchPage(start, Math.min(pageSize, maxRecords));
+  const first = await fetchPage(start, Math.min(pageSize, options.maxRecords));
+  const fits = options.fitsAfterFirstPage?.(first.data) ?? Number.POSITIVE_INFINITY;
+  const maxRecords = Math.min(options.maxRecords, Math.max(first.data.length, fits));
   const pages: T[][] = [first.data];
   let fetched = first.data.length;
   const target = Math.min(Math.max(first.total - start, fetched), maxRecords);

@@ -25,7 +25,7 @@ import {
   plural,
   price,
 } from "./budget-view.js";
-import { fitCount } from "./fit.js";
+import { fitCount, fitEstimate } from "./fit.js";
 import { type Currency, currencyOf, formatMoney } from "./money.js";
 
 export interface BudgetsInput extends ReviewFilters {
@@ -81,12 +81,15 @@ export function periodText(input: BudgetsInput): string {
 
 /** Keep the records that fit in one result; the rest is reachable from next_start. */
 export function fitRecords(budgets: Shaped[], view: View): { kept: Shaped[]; cut: boolean } {
-  const n = fitCount(budgets, {
-    structured: (b) => JSON.stringify(b).length,
-    text: (b) => (view === "full" ? JSON.stringify(b).length : budgetLine(b as CompactBudget).length),
-  });
+  const n = fitCount(budgets, recordCost(view));
   return { kept: budgets.slice(0, n), cut: n < budgets.length };
 }
+
+/** Characters one record costs in structuredContent and in the text of a result. */
+const recordCost = (view: View) => ({
+  structured: (b: Shaped) => JSON.stringify(b).length,
+  text: (b: Shaped) => (view === "full" ? JSON.stringify(b).length : budgetLine(b as CompactBudget).length),
+});
 
 const sizeNote = (kept: number, next: number) =>
   `Cut after ${kept} records to stay within a host's 80,000-character result limit: continue with start=${next}.`;
@@ -94,20 +97,25 @@ const sizeNote = (kept: number, next: number) =>
 /** One page (or all pages) of records as the API orders them. */
 export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise<QueryBudgetsResult> {
   const start = input.start ?? 0;
+  const maxRecords = input.max_records ?? (deps.view === "full" ? 100 : DEFAULT_MAX_RECORDS);
   const result = await collectPages(deps.fetchPage, {
     start,
     limit: input.limit ?? deps.defaultLimit,
     all: input.all ?? false,
-    maxRecords: input.max_records ?? (deps.view === "full" ? 100 : DEFAULT_MAX_RECORDS),
+    maxRecords,
+    // all=true: read no further than one result can carry (the rest is reachable from next_start).
+    fitsAfterFirstPage: (page) => fitEstimate(shape(deps.view, page.map(price)), recordCost(deps.view)),
     onProgress: (n, of) =>
       deps.ctx.progress({ progress: n, total: of, message: `Fetched ${n} of ${of} budgets` }),
   });
   const priced = result.items.map(price);
   const all = shape(deps.view, priced);
   const { kept, cut } = fitRecords(all, deps.view);
+  // The walk itself stopped short of max_records because one result could carry no more.
+  const stoppedToFit = input.all === true && result.nextStart !== null && result.items.length < maxRecords;
   const notes = [
     ...unmappedNotes(priced.slice(0, kept.length).map((p) => p.currency)),
-    ...(cut ? [sizeNote(kept.length, start + kept.length)] : []),
+    ...(cut || stoppedToFit ? [sizeNote(kept.length, start + kept.length)] : []),
   ];
   if (result.items.length === 0) {
     notes.push(

@@ -27,3 +27,23 @@ export function fitCount<T>(
   }
   return items.length;
 }
+
+/**
+ * How many records of the sample's average size one result can carry, with a 10 % margin: a walk
+ * of every page (all=true) stops reading there, since fitCount would cut the rest anyway.
+ */
+export function fitEstimate<T>(
+  sample: readonly T[],
+  cost: { structured: (item: T) => number; text: (item: T) => number },
+  max = RESULT_MAX_CHARS,
+): number {
+  if (sample.length === 0) return Number.POSITIVE_INFINITY;
+  let json = 0;
+  let text = 0;
+  for (const item of sample) {
+    json += cost.structured(item) + 1;
+    text += cost.text(item) + 1;
+  }
+  const perRecord = Math.max(json, text) / sample.length;
+  return Math.ceil(((max - RESERVE) / perRecord) * 1.1);
+}

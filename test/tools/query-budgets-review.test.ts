@@ -251,6 +251,27 @@ describe("query_budgets review", () => {
     expect(rejected.out.total).toBe(raw.filter((b) => b.status === 3).length);
   });
 
+  it("all=true reads only the pages one result can carry, and next_start reaches the rest once each", async () => {
+    const gets = () => fx.sb.faults.requestCount["GET /api/wo_budget"] ?? 0;
+    const args = { since: SINCE, all: true, view: "full", max_records: 10_000 };
+    const before = gets();
+    const { out, result } = await call(args);
+    const pagesRead = gets() - before;
+    expect(JSON.stringify(result.structuredContent).length).toBeLessThanOrEqual(80_000);
+    expect(out.returned).toBeLessThan(raw.length);
+    // A full budget is ~4 KB: about 20 fit, so the walk stops after a page or two, not all of them.
+    expect(pagesRead).toBeLessThan(Math.ceil(raw.length / 100));
+    expect(textOf(result)).toContain(`continue with start=${out.next_start}`);
+    const folios = out.budgets.map((b) => b.folio);
+    let next = out.next_start;
+    while (next !== null) {
+      const page = await call({ ...args, start: next });
+      folios.push(...page.out.budgets.map((b) => b.folio));
+      next = page.out.next_start;
+    }
+    expect(folios).toEqual(raw.map((b) => b.folio));
+  });
+
   it("cuts a review page by size, with the rest reachable through next_start", async () => {
     const { out, result } = await call({ since: SINCE, sort: "date_desc", all: true, view: "full" });
     expect(JSON.stringify(result.structuredContent).length).toBeLessThanOrEqual(80_000);
