@@ -327,10 +327,10 @@ export async function main(argv: string[], env: Env): Promise<number> {
   switch (plan.command) {
     // IMPORTANT: stdout is free for --help and --version only: no MCP transport runs for them.
     case "help":
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${USAGE}\n`); // stdout-ok: --help, no transport runs
       return 0;
     case "version":
-      process.stdout.write(`${VERSION}\n`);
+      process.stdout.write(`${VERSION}\n`); // stdout-ok: --version, no transport runs
       return 0;
     case "sandbox": {
       const { runSandboxCommand } = await import("./sandbox/cli.js");

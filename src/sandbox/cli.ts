@@ -70,7 +70,7 @@ function waitForSignal(): Promise<void> {
 /** Run the `sandbox` command; `argv` are the arguments after the word `sandbox`. Returns the exit code. */
 export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {}): Promise<number> {
   // The standalone simulator is not an MCP server: its URLs and credentials belong on stdout.
-  const out = io.stdout ?? ((t: string) => void process.stdout.write(t));
+  const out = io.stdout ?? ((t: string) => void process.stdout.write(t)); // stdout-ok: standalone sandbox command
   const err = io.stderr ?? ((t: string) => void process.stderr.write(t));
   let values: { host?: string; port?: string; state?: string; faults?: boolean; help?: boolean };
   try {
