@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
+import { raw2026 } from "../helpers/raw-2026.js";
 import { describeRedis, useRedis } from "../helpers/redis.js";
 import { prng, type SpawnedServer, spawnHttpServer } from "../quality/helpers.js";
 
-const MODERN = "2026-07-28";
 const STATE_SECRET = "replicas-shared-state-secret-0123456789";
 const SOAK_CALLS = 400;
 const SOAK_WORKERS = 8;
@@ -57,42 +57,16 @@ describeRedis("two replicas behind a round-robin balancer", () => {
 
   /** One 2026-07-28 request to replica `index` (no session: any replica can answer it). */
   async function post(index: number, method: string, params: Record<string, unknown>): Promise<Answer> {
-    let res: Response;
+    let answer: { status: number; body: Answer | null };
     try {
-      res = await fetch(replicas[index]!.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": MODERN,
-          "mcp-method": method,
-          ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": MODERN,
-              "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
-            },
-          },
-        }),
+      answer = await raw2026<Answer>(replicas[index]!.url, method, params, {
         signal: AbortSignal.timeout(20_000),
       });
     } catch (error) {
       throw new NoAnswer(`${String(error)} ${String((error as { cause?: unknown }).cause)}`);
     }
-    const text = await res.text().catch((error: unknown) => {
-      throw new NoAnswer(String(error));
-    });
-    const json = res.headers.get("content-type")?.includes("json")
-      ? text
-      : (text.match(/^data: (.*)$/gm) ?? []).at(-1)?.slice(6);
-    if (json === undefined) throw new NoAnswer(`HTTP ${res.status} without a JSON-RPC answer`);
-    return JSON.parse(json) as Answer;
+    if (answer.body === null) throw new NoAnswer(`HTTP ${answer.status} without a JSON-RPC answer`);
+    return answer.body;
   }
 
   /**

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenSha256 } from "../../src/hosting/tenants.js";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
+import { raw2026 } from "../helpers/raw-2026.js";
 import { countOf, purchaseArgs, spawnHttpServer } from "../quality/helpers.js";
 import { startOtlpReceiver } from "./otlp-receiver.js";
 
-const MODERN = "2026-07-28";
 const CALLER_TRACE = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN = "b7ad6b7169203331";
 const BEARER = "tracing-tenant-bearer-0123456789abcdef";
@@ -31,37 +31,14 @@ afterAll(async () => {
 
 /** One tools/call (2026-07-28, stateless) with `meta` in params._meta; returns the JSON-RPC result. */
 async function toolCall(url: string, name: string, args: Record<string, unknown>, meta = {}, headers = {}) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 7,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientCapabilities": {},
-          ...meta,
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const json = res.headers.get("content-type")?.includes("json")
-    ? text
-    : (text.match(/^data: (.*)$/gm) ?? []).at(-1)?.slice(6);
-  return (JSON.parse(json ?? "null") as { result: { isError?: boolean; content: { text: string }[] } })
-    .result;
+  const { body } = await raw2026<{ result: { isError?: boolean; content: { text: string }[] } }>(
+    url,
+    "tools/call",
+    { name, arguments: args },
+    { capabilities: {}, meta, headers },
+  );
+  if (body === null) throw new Error(`no JSON-RPC answer to tools/call ${name}`);
+  return body.result;
 }
 
 describe("OpenTelemetry through the binary", () => {

@@ -15,11 +15,11 @@ import { SEED } from "../../src/sandbox/index.js";
 import { createServer, selectTools } from "../../src/server.js";
 import { type HttpOptions, startHttp } from "../../src/transports/http.js";
 import { textOf } from "../helpers/mcp.js";
+import { MODERN, raw2026 } from "../helpers/raw-2026.js";
 import { captureLogger, useSandbox } from "../helpers/sandbox.js";
 
 const fx = useSandbox();
 const quiet = createLogger({ level: "error", sink: () => {} });
-const MODERN = "2026-07-28";
 
 async function serve(
   options: Partial<HttpOptions>,
@@ -89,41 +89,16 @@ interface RpcAnswer {
   };
 }
 
-/** One raw 2026-07-28 request (headers and _meta envelope as the spec says); returns the JSON-RPC answer. */
-async function post2026(
+/** One raw 2026-07-28 request; returns the status and the JSON-RPC answer. */
+const post2026 = async (
   url: string,
   method: string,
   params: Record<string, unknown>,
   capabilities: Record<string, unknown> = { elicitation: { form: {} } },
-) {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": method,
-      ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": MODERN,
-          "io.modelcontextprotocol/clientCapabilities": capabilities,
-        },
-      },
-    }),
-  });
-  const text = await res.text();
-  const json = res.headers.get("content-type")?.includes("json")
-    ? text
-    : (text.match(/^data: (.*)$/gm) ?? []).at(-1)?.slice(6);
-  return { status: res.status, body: JSON.parse(json ?? "null") as RpcAnswer };
-}
+) => {
+  const { status, body } = await raw2026<RpcAnswer>(url, method, params, { capabilities });
+  return { status, body: body as RpcAnswer };
+};
 
 describe("stateless HTTP, both eras", () => {
   it("serves a 2026-07-28 client and a 2025-11-25 client on one endpoint, with no session id", async () => {
