@@ -10,8 +10,8 @@ import { LOG_LEVELS, type LogLevel } from "./logger.js";
 import { Secret } from "./secret.js";
 import { closest } from "./suggest.js";
 
-/** Every MMS_* variable the server reads (the flag variables are read by src/cli.ts). */
-export const KNOWN_VARIABLES = [
+/** The upstream settings of interface.md §2: also what a tenant's `upstream` takes (src/hosting/tenants.ts). */
+export const UPSTREAM_VARIABLES = [
   "MMS_BASE_URL",
   "MMS_AUTH_URL",
   "MMS_HUB_URL",
@@ -25,6 +25,11 @@ export const KNOWN_VARIABLES = [
   "MMS_AUTH",
   "MMS_TIMEOUT_MS",
   "MMS_MAX_RETRIES",
+] as const;
+
+/** Every MMS_* variable the server reads (the flag variables are read by src/cli.ts). */
+export const KNOWN_VARIABLES = [
+  ...UPSTREAM_VARIABLES,
   "MMS_SANDBOX",
   "MMS_READ_ONLY",
   "MMS_CONFIRM_WRITES",

@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { type Config, type Env, loadConfig } from "../config.js";
+import { type Config, type Env, loadConfig, UPSTREAM_VARIABLES } from "../config.js";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
 
 export interface Tenant {
@@ -26,19 +26,12 @@ export interface Tenant {
 export type ReadFile = (path: string) => string;
 
 const SECRET_NAMES = ["MMS_CLIENT_SECRET", "MMS_HAWK_KEY"] as const;
-const PLAIN_NAMES = [
-  "MMS_BASE_URL",
-  "MMS_AUTH_URL",
-  "MMS_HUB_URL",
-  "MMS_CLIENT_ID",
-  "MMS_HAWK_ID",
-  "MMS_HAWK_APP",
-  "MMS_HAWK_DLG",
-  "MMS_HAWK_PAYLOAD_HASH",
-  "MMS_AUTH",
-  "MMS_TIMEOUT_MS",
-  "MMS_MAX_RETRIES",
-] as const;
+type SecretName = (typeof SECRET_NAMES)[number];
+/** Every other upstream setting, as config.ts lists them (one list, one place). */
+const PLAIN_NAMES = UPSTREAM_VARIABLES.filter(
+  (n): n is Exclude<(typeof UPSTREAM_VARIABLES)[number], SecretName> =>
+    !(SECRET_NAMES as readonly string[]).includes(n),
+);
 
 const secretRef = z.union(
   [
