@@ -7,19 +7,15 @@
 // IMPORTANT: first import: exits with one clear line on an unsupported Node.js before anything else loads.
 import "./check-node.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
-import { createClients } from "./client/index.js";
-import type { Clients } from "./client/types.js";
 import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
 import { scrubText } from "./errors/redact.js";
+import { createServerSet, idempotencyBackend } from "./hosting/servers.js";
 import type { Tenant } from "./hosting/tenants.js";
-import { type IdempotencyBackend, IdempotencyStore } from "./idempotency.js";
-import { MemoryIdempotencyBackend } from "./idempotency-memory.js";
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "./logger.js";
 import { createStateSigner, type StateSigner } from "./mcp.js";
-import { createServer, selectTools } from "./server.js";
+import { selectTools } from "./server.js";
 import type { TracingHandle } from "./telemetry/start.js";
-import type { AnyTool } from "./tool.js";
 import { VERSION } from "./version.js";
 
 type ServePlan = Extract<CliPlan, { command: "serve" }>;
@@ -77,6 +73,39 @@ function hostingSettings(
   };
 }
 
+/**
+ * The configuration to serve with: from the environment, or, with a tenants file, each tenant's
+ * upstream plus the process-wide settings (LOG_LEVEL, MCP_IDEMPOTENCY_TTL_SECONDS), which keep
+ * their one parser. Throws ConfigError naming each problem.
+ */
+async function loadServeConfig(
+  env: Env,
+  effectiveEnv: Env,
+  tenantsFile: string | undefined,
+): Promise<{ config: Config; tenants: Tenant[] | undefined }> {
+  if (tenantsFile === undefined) return { config: loadConfig(effectiveEnv), tenants: undefined };
+  const { loadTenants } = await import("./hosting/tenants.js");
+  const tenants = loadTenants(tenantsFile, env);
+  // The MMS_* and MCP_HTTP_TOKEN of the environment are replaced by the tenants file.
+  const shared = Object.fromEntries(
+    Object.entries(env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
+  );
+  // Validated with the first tenant's upstream (already valid), so only the shared settings can fail.
+  const first = tenants[0]!.config;
+  const config = loadConfig({
+    ...shared,
+    MMS_BASE_URL: first.baseUrl,
+    ...(first.oauth
+      ? {
+          MMS_CLIENT_ID: first.oauth.clientId,
+          MMS_CLIENT_SECRET: first.oauth.clientSecret.reveal(),
+          MMS_AUTH_URL: first.oauth.authUrl,
+        }
+      : { MMS_HAWK_ID: first.hawk?.id, MMS_HAWK_KEY: first.hawk?.key.reveal() }),
+  });
+  return { config, tenants };
+}
+
 async function serve(plan: ServePlan, env: Env): Promise<number> {
   const level = (LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL ?? "")
     ? (env.LOG_LEVEL as LogLevel)
@@ -109,30 +138,7 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
   let config: Config;
   let tenants: Tenant[] | undefined;
   try {
-    if (hosting.tenantsFile !== undefined) {
-      const { loadTenants } = await import("./hosting/tenants.js");
-      tenants = loadTenants(hosting.tenantsFile, env);
-      // The process-wide settings (LOG_LEVEL, MCP_IDEMPOTENCY_TTL_SECONDS) keep their one parser;
-      // the MMS_* and MCP_HTTP_TOKEN of the environment are replaced by the tenants file.
-      const shared = Object.fromEntries(
-        Object.entries(env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
-      );
-      // Validated with the first tenant's upstream (already valid), so only the shared settings can fail.
-      const first = tenants[0]!.config;
-      config = loadConfig({
-        ...shared,
-        MMS_BASE_URL: first.baseUrl,
-        ...(first.oauth
-          ? {
-              MMS_CLIENT_ID: first.oauth.clientId,
-              MMS_CLIENT_SECRET: first.oauth.clientSecret.reveal(),
-              MMS_AUTH_URL: first.oauth.authUrl,
-            }
-          : { MMS_HAWK_ID: first.hawk?.id, MMS_HAWK_KEY: first.hawk?.key.reveal() }),
-      });
-    } else {
-      config = loadConfig(effectiveEnv);
-    }
+    ({ config, tenants } = await loadServeConfig(env, effectiveEnv, hosting.tenantsFile));
     if (http && !http.isLoopbackHost(plan.host) && !config.httpToken && tenants === undefined) {
       throw new ConfigError([
         {
@@ -186,76 +192,23 @@ async function serve(plan: ServePlan, env: Env): Promise<number> {
     throw error;
   }
 
-  const ttlMs = (config.idempotencyTtlSeconds ?? 86_400) * 1000;
-  let backend: (IdempotencyBackend & { close?(): Promise<void> }) | undefined;
-  if (hosting.redisUrl !== undefined) {
-    // Loaded only with REDIS_URL: a start without it loads no Redis client.
-    const { RedisIdempotencyBackend } = await import("./hosting/redis-idempotency.js");
-    const redis = new RedisIdempotencyBackend({
-      url: hosting.redisUrl,
-      ttlMs,
-      logger: logger.child({ component: "idempotency" }),
-    });
-    redis.connect();
-    backend = redis;
-  } else {
-    backend = new MemoryIdempotencyBackend({ ttlMs });
-  }
-
-  // Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once.
+  const backend = await idempotencyBackend(
+    hosting.redisUrl,
+    (config.idempotencyTtlSeconds ?? 86_400) * 1000,
+    logger,
+  );
   const stopping = new AbortController();
-  const serverFor = (
-    name: string | undefined,
-    tenantConfig: Config,
-    tools: AnyTool[],
-  ): { clients: Clients; make: () => ReturnType<typeof createServer> } => {
-    const log = name === undefined ? logger : logger.child({ tenant: name });
-    const clients = createClients(tenantConfig, { logger: log.child({ component: "client" }) });
-    const deps = {
-      clients,
-      logger: log,
-      tenant: name,
-      idempotency: new IdempotencyStore({ backend, namespace: name ?? "default", logger: log }),
-      sandbox: plan.sandbox,
-      version: VERSION,
-      signer,
-      stopping: stopping.signal,
-      warmOnList: true,
-    };
-    return { clients, make: () => createServer(deps, { tools, confirmWrites: plan.confirmWrites }) };
-  };
-  const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
-  if (tenants === undefined) {
-    servers.set(undefined, serverFor(undefined, config, selection.tools));
-  } else {
-    for (const tenant of tenants) {
-      const hub = tenant.config.oauth !== undefined && tenant.config.hubUrl !== undefined;
-      // read_only offers the tenant only the readers; the hub's tools need the tenant's OAuth.
-      const tools = selection.tools.filter(
-        (t) => (!tenant.readOnly || t.annotations.readOnlyHint) && (t.requires !== "hub" || hub),
-      );
-      servers.set(tenant.name, serverFor(tenant.name, tenant.config, tools));
-    }
-    logger.info("tenants loaded", {
-      tenants: tenants.map((t) => t.name),
-      read_only: tenants.filter((t) => t.readOnly).map((t) => t.name),
-    });
-  }
-  const makeServer = (tenant?: string | undefined) => {
-    const entry = servers.get(tenant);
-    // The transport admits only known tenants; anything else is a bug, never another tenant's server.
-    if (entry === undefined) throw new Error("no server for this request's tenant");
-    return entry.make();
-  };
-  const allClients = [...servers.values()].map((s) => s.clients);
-  const clients = {
-    warm: () => {
-      for (const c of allClients) c.warm();
-    },
-    close: async () => {
-      await Promise.all(allClients.map((c) => c.close()));
-    },
-  };
+  const { makeServer, clients } = createServerSet({
+    config,
+    tenants,
+    tools: selection.tools,
+    sandbox: plan.sandbox,
+    confirmWrites: plan.confirmWrites,
+    logger,
+    backend,
+    signer,
+    stopping: stopping.signal,
+  });
   const shutdown = async () => {
     await clients.close();
     await backend.close?.();

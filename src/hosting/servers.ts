@@ -1,0 +1,115 @@
+/**
+ * The servers one process runs: one for the configured upstream, or one per tenant of
+ * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), and the
+ * idempotency backend they share (memory, or Redis with REDIS_URL). The transports pick a server by
+ * the request's tenant; an unknown tenant is a bug, never another tenant's server.
+ */
+import { createClients } from "../client/index.js";
+import type { Clients } from "../client/types.js";
+import type { Config } from "../config.js";
+import { type IdempotencyBackend, IdempotencyStore } from "../idempotency.js";
+import { MemoryIdempotencyBackend } from "../idempotency-memory.js";
+import type { Logger } from "../logger.js";
+import type { ProtocolServer, StateSigner } from "../mcp.js";
+import { createServer } from "../server.js";
+import type { AnyTool } from "../tool.js";
+import { VERSION } from "../version.js";
+import type { Tenant } from "./tenants.js";
+
+export type ClosableBackend = IdempotencyBackend & { close?(): Promise<void> };
+
+/** Redis when `redisUrl` is set (loaded only then: a start without it loads no Redis client), else memory. */
+export async function idempotencyBackend(
+  redisUrl: string | undefined,
+  ttlMs: number,
+  logger: Logger,
+): Promise<ClosableBackend> {
+  if (redisUrl === undefined) return new MemoryIdempotencyBackend({ ttlMs });
+  const { RedisIdempotencyBackend } = await import("./redis-idempotency.js");
+  const redis = new RedisIdempotencyBackend({
+    url: redisUrl,
+    ttlMs,
+    logger: logger.child({ component: "idempotency" }),
+  });
+  redis.connect();
+  return redis;
+}
+
+export interface ServerSetOptions {
+  config: Config;
+  tenants: readonly Tenant[] | undefined;
+  tools: AnyTool[];
+  sandbox: boolean;
+  confirmWrites: boolean;
+  logger: Logger;
+  backend: IdempotencyBackend;
+  signer: StateSigner;
+  /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
+  stopping: AbortSignal;
+}
+
+export interface ServerSet {
+  makeServer(tenant?: string | undefined): ProtocolServer;
+  /** Every server's upstream clients at once. */
+  clients: { warm(): void; close(): Promise<void> };
+}
+
+export function createServerSet(options: ServerSetOptions): ServerSet {
+  const { logger } = options;
+  const serverFor = (name: string | undefined, config: Config, tools: AnyTool[]) => {
+    const log = name === undefined ? logger : logger.child({ tenant: name });
+    const clients: Clients = createClients(config, { logger: log.child({ component: "client" }) });
+    const deps = {
+      clients,
+      logger: log,
+      tenant: name,
+      idempotency: new IdempotencyStore({
+        backend: options.backend,
+        namespace: name ?? "default",
+        logger: log,
+      }),
+      sandbox: options.sandbox,
+      version: VERSION,
+      signer: options.signer,
+      stopping: options.stopping,
+      warmOnList: true,
+    };
+    return { clients, make: () => createServer(deps, { tools, confirmWrites: options.confirmWrites }) };
+  };
+
+  const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
+  if (options.tenants === undefined) {
+    servers.set(undefined, serverFor(undefined, options.config, options.tools));
+  } else {
+    for (const tenant of options.tenants) {
+      const hub = tenant.config.oauth !== undefined && tenant.config.hubUrl !== undefined;
+      // read_only offers the tenant only the readers; the hub's tools need the tenant's OAuth.
+      const tools = options.tools.filter(
+        (t) => (!tenant.readOnly || t.annotations.readOnlyHint) && (t.requires !== "hub" || hub),
+      );
+      servers.set(tenant.name, serverFor(tenant.name, tenant.config, tools));
+    }
+    logger.info("tenants loaded", {
+      tenants: options.tenants.map((t) => t.name),
+      read_only: options.tenants.filter((t) => t.readOnly).map((t) => t.name),
+    });
+  }
+
+  const all = [...servers.values()].map((s) => s.clients);
+  return {
+    makeServer: (tenant) => {
+      const entry = servers.get(tenant);
+      // The transport admits only known tenants; anything else is a bug, never another tenant's server.
+      if (entry === undefined) throw new Error("no server for this request's tenant");
+      return entry.make();
+    },
+    clients: {
+      warm: () => {
+        for (const c of all) c.warm();
+      },
+      close: async () => {
+        await Promise.all(all.map((c) => c.close()));
+      },
+    },
+  };
+}
