@@ -6,6 +6,8 @@
  */
 // IMPORTANT: first import: exits with one clear line on an unsupported Node.js before anything else loads.
 import "./check-node.js";
+// IMPORTANT: second: holds the young generation small before the modules below allocate.
+import "./young-generation.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
 import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
