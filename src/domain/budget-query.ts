@@ -25,7 +25,7 @@ import {
   plural,
   price,
 } from "./budget-view.js";
-import { fitCount, fitEstimate } from "./fit.js";
+import { fitCount, fitEstimate, jsonLength } from "./fit.js";
 import { type Currency, currencyOf, formatMoney } from "./money.js";
 
 export interface BudgetsInput extends ReviewFilters {
@@ -79,16 +79,31 @@ export function periodText(input: BudgetsInput): string {
   return `${input.since ?? (lookup ? "any" : "30 days ago")} to ${input.until ?? "now"}${by}`;
 }
 
+/**
+ * The compact records' text lines, rendered once for the size check and kept on the records'
+ * array (a non-enumerable symbol key: never serialized) for the text of the same result.
+ */
+const LINES = Symbol("lines");
+type WithLines = Shaped[] & { [LINES]?: string[] };
+
 /** Keep the records that fit in one result; the rest is reachable from next_start. */
 export function fitRecords(budgets: Shaped[], view: View): { kept: Shaped[]; cut: boolean } {
-  const n = fitCount(budgets, recordCost(view));
-  return { kept: budgets.slice(0, n), cut: n < budgets.length };
+  if (view === "full") {
+    const n = fitCount(budgets, recordCost(view));
+    return { kept: budgets.slice(0, n), cut: n < budgets.length };
+  }
+  const lines = budgets.map((b) => budgetLine(b as CompactBudget));
+  const n = fitCount(budgets, { structured: jsonLength, text: (_, i) => lines[i]!.length });
+  const kept = budgets.slice(0, n);
+  // Not enumerable: invisible to JSON, equality checks and spreads alike.
+  Object.defineProperty(kept, LINES, { value: n < lines.length ? lines.slice(0, n) : lines });
+  return { kept, cut: n < budgets.length };
 }
 
 /** Characters one record costs in structuredContent and in the text of a result. */
 const recordCost = (view: View) => ({
-  structured: (b: Shaped) => JSON.stringify(b).length,
-  text: (b: Shaped) => (view === "full" ? JSON.stringify(b).length : budgetLine(b as CompactBudget).length),
+  structured: jsonLength,
+  text: (b: Shaped) => (view === "full" ? jsonLength(b) : budgetLine(b as CompactBudget).length),
 });
 
 const sizeNote = (kept: number, next: number) =>
@@ -284,8 +299,12 @@ export function budgetsText(out: QueryBudgetsResult): string {
     for (const g of out.groups ?? []) lines.push(groupLine(g));
   } else {
     lines.push(`${out.returned} of ${out.total} budget(s) from start=${out.start} (${out.view} view).`);
-    for (const b of out.budgets)
-      lines.push(out.view === "compact" ? budgetLine(b as CompactBudget) : JSON.stringify(b));
+    const rendered = (out.budgets as WithLines)[LINES];
+    out.budgets.forEach((b, i) => {
+      lines.push(
+        out.view === "compact" ? (rendered?.[i] ?? budgetLine(b as CompactBudget)) : JSON.stringify(b),
+      );
+    });
   }
   lines.push(...(out.notes ?? []));
   if (out.omitted > 0) {

@@ -85,24 +85,8 @@ export function fullBudget({ budget: b, currency, total }: PricedBudget): {
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/**
- * Each record's line, kept from the size check (fitRecords) for the text rendering of the same
- * result: one rendering per record and call, not two. Keyed by the record object, so a line never
- * outlives its record nor answers for a changed copy.
- */
-const lines = new WeakMap<CompactBudget, string>();
-
 /** One short line per budget for the text rendering. */
 export function budgetLine(b: CompactBudget): string {
-  let line = lines.get(b);
-  if (line === undefined) {
-    line = renderLine(b);
-    lines.set(b, line);
-  }
-  return line;
-}
-
-function renderLine(b: CompactBudget): string {
   const money = formatMoney(b.items_total, { code: b.currency, mapped: b.currency_unmapped !== true });
   const discount = b.discount !== null && Number(b.discount) !== 0 ? ` discount ${b.discount}` : "";
   const approved = b.approval_date ? ` | approved ${b.approval_date}` : "";

@@ -15,14 +15,14 @@ const RESERVE = 4_000;
  */
 export function fitCount<T>(
   items: readonly T[],
-  cost: { structured: (item: T) => number; text: (item: T) => number },
+  cost: { structured: (item: T, index: number) => number; text: (item: T, index: number) => number },
   max = RESULT_MAX_CHARS,
 ): number {
   let json = 0;
   let text = 0;
   for (let i = 0; i < items.length; i++) {
-    json += cost.structured(items[i]!) + 1;
-    text += cost.text(items[i]!) + 1;
+    json += cost.structured(items[i]!, i) + 1;
+    text += cost.text(items[i]!, i) + 1;
     if (json > max - RESERVE || text > max - RESERVE) return Math.max(i, 1);
   }
   return items.length;
@@ -46,4 +46,46 @@ export function fitEstimate<T>(
   }
   const perRecord = Math.max(json, text) / sample.length;
   return Math.ceil(((max - RESERVE) / perRecord) * 1.1);
+}
+
+// A string JSON.stringify writes as is, between quotes: nothing to escape (quote, backslash, control
+// characters) and no surrogate (a lone one is escaped; pairs are left to JSON.stringify too).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON escapes.
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+function valueLength(v: unknown): number | undefined {
+  switch (typeof v) {
+    case "string":
+      return PLAIN.test(v) ? v.length + 2 : JSON.stringify(v).length;
+    case "number":
+      return Number.isFinite(v) ? String(v).length : 4;
+    case "boolean":
+      return v ? 4 : 5;
+    case "undefined":
+      return undefined;
+    default: {
+      if (v === null) return 4;
+      const text = JSON.stringify(v) as string | undefined; // undefined for functions and symbols
+      return text?.length;
+    }
+  }
+}
+
+/**
+ * `JSON.stringify(record).length` for a plain data record, without building the text: the size
+ * check measures every record of every result, and most are flat records of text and numbers.
+ * Keys JSON.stringify leaves out (undefined, functions) are left out; nested values are measured
+ * by JSON.stringify itself.
+ */
+export function jsonLength(record: Record<string, unknown>): number {
+  let n = 2;
+  let fields = 0;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const v = valueLength(record[key]);
+    if (v === undefined) continue;
+    n += valueLength(key)! + 1 + v;
+    fields++;
+  }
+  return fields === 0 ? n : n + fields - 1;
 }

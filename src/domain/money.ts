@@ -144,19 +144,28 @@ export const sum = (values: Iterable<Exact>): Exact => {
   return total;
 };
 
+/** 10^(SCALE - digits) for digits 0..SCALE, the rounding steps (BigInt powers are not free). */
+const STEPS = Array.from({ length: SCALE + 1 }, (_, digits) => 10n ** BigInt(SCALE - digits));
+
 /** Rounded half away from zero to `digits` decimals, as an integer of 10^-digits units. */
 function rounded(value: Exact, digits: number): bigint {
-  const step = 10n ** BigInt(SCALE - digits);
-  const half = step / 2n;
+  const step = STEPS[digits] ?? 10n ** BigInt(SCALE - digits);
   const abs = value < 0n ? -value : value;
-  const q = (abs + half) / step;
+  const q = (abs + step / 2n) / step;
   return value < 0n ? -q : q;
 }
 
 /** The amount as a JSON number, rounded to the currency's digits (the closest double to that decimal). */
 export function toNumber(value: Exact, currency: Currency): number {
-  return Number(decimalText(value, fractionDigits(currency)));
+  const digits = fractionDigits(currency);
+  const q = rounded(value, digits);
+  // q and 10^digits are exact doubles and division rounds correctly: the double closest to the
+  // decimal, as Number(text) gives, without the text.
+  if (q <= MAX_SAFE && q >= -MAX_SAFE) return Number(q) / 10 ** digits;
+  return Number(decimalText(value, digits));
 }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function decimalText(value: Exact, digits: number): string {
   const q = rounded(value, digits);
@@ -167,12 +176,29 @@ function decimalText(value: Exact, digits: number): string {
 
 /** "USD 744.00", "CLP 51,300", or "Puntos (unmapped currency) 10.00": code first, grouped digits, never a bare symbol. */
 export function formatMoney(value: Exact | number, currency: Currency): string {
-  const digits = fractionDigits(currency);
-  const text = decimalText(typeof value === "bigint" ? value : exact(value), digits);
-  const [int, frac] = text.replace("-", "").split(".");
-  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const amount = `${text.startsWith("-") ? "-" : ""}${grouped}${frac === undefined ? "" : `.${frac}`}`;
-  return `${currencyLabel(currency)} ${amount}`;
+  return `${currencyLabel(currency)} ${grouped(amountText(value, fractionDigits(currency)))}`;
+}
+
+/** The amount rounded to `digits` decimals, as text ("-1234.50"). */
+function amountText(value: Exact | number, digits: number): string {
+  if (typeof value === "number" && Math.abs(value) < 2 ** 31) {
+    // A number that already has at most `digits` decimals (amounts toNumber made do): toFixed
+    // writes that decimal exactly, as the exact path would (see fastUnits for why below 2^31).
+    const text = value.toFixed(digits);
+    if (Number(text) === value) return text;
+  }
+  return decimalText(typeof value === "bigint" ? value : exact(value), digits);
+}
+
+/** "-1234567.50" → "-1,234,567.50". */
+function grouped(text: string): string {
+  const sign = text.startsWith("-") ? "-" : "";
+  const point = text.indexOf(".");
+  const int = text.slice(sign.length, point === -1 ? text.length : point);
+  if (int.length <= 3) return text;
+  let out = int.slice(0, int.length % 3 || 3);
+  for (let i = out.length; i < int.length; i += 3) out += `,${int.slice(i, i + 3)}`;
+  return `${sign}${out}${point === -1 ? "" : text.slice(point)}`;
 }
 
 /** What stands before an amount: "USD", or "Puntos (unmapped currency)". */

@@ -121,3 +121,47 @@ describe("currency lookups are memoised", () => {
     expect(currencyOf("US Dollar")).toEqual({ code: "USD", mapped: true });
   });
 });
+
+describe("formatMoney and toNumber shortcuts agree with the exact path", () => {
+  const currencies = [currencyOf("USD"), currencyOf("CLP"), currencyOf("KWD"), currencyOf("Puntos")];
+  // Amounts as money has them (up to 7 decimals, beyond 2^31) and any double.
+  const amounts = fc.oneof(
+    fc
+      .tuple(fc.integer({ min: -(2 ** 32), max: 2 ** 32 }), fc.integer({ min: 0, max: 9_999_999 }))
+      .map(([i, f]) => Number(`${i}.${String(f).padStart(7, "0")}`)),
+    fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 }),
+    fc.constantFrom(0, -0, 0.005, -0.005, 0.125, 999.995, 1_000, -1_000_000.5, 2 ** 31),
+  );
+  // The exact path's text with the grouping regex formatMoney used before its shortcut.
+  const regexGrouped = (formatted: string) => {
+    const [label, amount] = [
+      formatted.slice(0, formatted.lastIndexOf(" ")),
+      formatted.slice(formatted.lastIndexOf(" ") + 1),
+    ];
+    const plain = amount.replaceAll(",", "");
+    const [int, frac] = plain.replace("-", "").split(".");
+    const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return `${label} ${plain.startsWith("-") ? "-" : ""}${grouped}${frac === undefined ? "" : `.${frac}`}`;
+  };
+
+  it("formats a number as its exact value formats", () => {
+    fc.assert(
+      fc.property(amounts, fc.constantFrom(...currencies), (n, c) => {
+        const viaExact = formatMoney(exact(n), c);
+        expect(formatMoney(n, c)).toBe(viaExact);
+        expect(viaExact).toBe(regexGrouped(viaExact));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("gives the closest double to the rounded decimal", () => {
+    fc.assert(
+      fc.property(amounts, fc.constantFrom(...currencies), (n, c) => {
+        const text = formatMoney(exact(n), c).split(" ").pop()!.replaceAll(",", "");
+        expect(toNumber(exact(n), c)).toBe(Number(text));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+});
