@@ -53,7 +53,7 @@ async function listToolsOf(command: string, args: string[]): Promise<string[]> {
 describe("the npm package", () => {
   it("holds what a user runs and reads: the built code, docs, no source maps, no tests", () => {
     const { files } = packed;
-    expect(files).toContain("dist/src/index.js");
+    expect(files).toContain("dist/bin/maintenance-mcp.js");
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files.filter((f) => /^(src|test|tools|scripts|bench\/run)/.test(f) || f.endsWith(".ts"))).toEqual(
       [],
