@@ -7,13 +7,14 @@
  * IMPORTANT: code splitting stays on: each `import()` (the server behind the version check, the
  * sandbox, the HTTP transport, undici, hawk, telemetry, hosting) stays a chunk loaded on demand;
  * one file without splitting parses ~3 MB at start and is slower than no bundle.
- * Bundled: everything but OpenTelemetry and Redis (hosting-only, loaded when configured, kept as
- * dependencies), so the SDK and our code share one zod. No source maps and no minification:
- * stack traces stay readable.
+ * Bundled: everything but OpenTelemetry and Redis (hosting-only, loaded when configured, the only
+ * `dependencies`), so the SDK and our code share one zod and the bundled packages are
+ * devDependencies; their licences ship beside the code in dist/bin/third-party-licenses.txt.
+ * No source maps and no minification: stack traces stay readable.
  *
  *   node scripts/build.mjs
  */
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 
@@ -24,6 +25,26 @@ const outdir = join(root, "dist", "bin");
 // `require` it expects to exist; an ES module has none, so each output file makes one.
 const REQUIRE_SHIM =
   'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
+
+/**
+ * The licence text of every package in the bundle (MIT, BSD-3-Clause and Apache-2.0 all ask that it
+ * travel with the code), from the build's inputs. Fails on a package without a licence file.
+ */
+function thirdPartyLicenses(inputs) {
+  const dirs = new Set();
+  for (const path of Object.keys(inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(path);
+    if (m) dirs.add(m[1]);
+  }
+  const sections = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8"));
+    const file = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    if (file === undefined) throw new Error(`${dir}: no licence file to ship with the bundle`);
+    const text = readFileSync(join(root, dir, file), "utf8").trim();
+    return `${pkg.name} ${pkg.version} (${pkg.license})\n\n${text}\n`;
+  });
+  return `Packages bundled into dist/bin/ and their licences.\n\n${sections.join(`\n${"-".repeat(80)}\n\n`)}`;
+}
 
 rmSync(outdir, { recursive: true, force: true });
 const { metafile } = await build({
@@ -43,6 +64,8 @@ const { metafile } = await build({
   metafile: true,
   logLevel: "warning",
 });
+
+writeFileSync(join(outdir, "third-party-licenses.txt"), thirdPartyLicenses(metafile.inputs));
 
 const outputs = Object.entries(metafile.outputs);
 const kib = outputs.reduce((sum, [, o]) => sum + o.bytes, 0) / 1024;
