@@ -3,7 +3,7 @@
  * The second step of `npm run build` (after `tsc -p tsconfig.build.json` wrote dist/src and
  * dist/tools): esbuild bundles the compiled binary into dist/bin/, the `maintenance-mcp` bin that
  * ships. Node's ES module loader costs about as much per module as the code in it, and the
- * unbundled server loads ~166 of them (ours, zod's, the SDK's) before it answers `tools/list`.
+ * unbundled server loads 164 of them (ours, zod's, the SDK's) before it answers `tools/list`.
  * IMPORTANT: code splitting stays on: each `import()` (the server behind the version check, the
  * sandbox, the HTTP transport, undici, hawk, telemetry, hosting) stays a chunk loaded on demand;
  * one file without splitting parses ~3 MB at start and is slower than no bundle.
