@@ -2,7 +2,7 @@
 /**
  * `npm run conformance`: the generic server scenarios of @modelcontextprotocol/conformance (those
  * that need no fixture tools, prompts or resources) against our Streamable HTTP transport
- * (`dist/src/index.js --sandbox --http --port 0`), for both protocol eras: the 0.1.x suite for
+ * (`dist/bin/maintenance-mcp.js --sandbox --http --port 0`), for both protocol eras: the 0.1.x suite for
  * 2025-11-25 and the 0.2.0-alpha suite with `--spec-version 2026-07-28` (with its 2026-only
  * scenarios). The suites need Node >= 22: they run through `npx -y -p node@22 -p <suite>`, never
  * as dev dependencies (so `npm ci` on Node 20 prints no EBADENGINE). Builds dist/ when it is older
@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BIN = join(ROOT, "dist/src/index.js");
+const BIN = join(ROOT, "dist/bin/maintenance-mcp.js");
 /** The suites, one per protocol era; versions pinned so CI is reproducible. */
 const ERAS = [
   {
@@ -80,9 +80,10 @@ function newest(dir) {
 function buildIfNeeded() {
   const sources = Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "tools")));
   if (existsSync(BIN) && statSync(BIN).mtimeMs >= sources) return;
-  log("dist/ is missing or older than the sources: building (tsc -p tsconfig.build.json)");
+  log("dist/ is missing or older than the sources: building (tsc -p tsconfig.build.json, scripts/build.mjs)");
   const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+  execFileSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: "inherit" });
 }
 
 /** Path of the Node 22 binary from the `node@22` npm package (fetched into the npx cache once). */

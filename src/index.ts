@@ -1,13 +1,9 @@
-#!/usr/bin/env node
 /**
- * The `maintenance-mcp` binary: argv and environment → a running server. The only place
- * that prints usage or configuration errors and picks exit codes (2: bad usage or
- * configuration). Heavy modules (HTTP client, sandbox, HTTP transport) load on demand.
+ * The `maintenance-mcp` binary: argv and environment → a running server, loaded by src/bin.ts
+ * once the Node.js version is checked. Past that check, the only place that prints usage or
+ * configuration errors and picks exit codes (2: bad usage or configuration). Heavy modules (HTTP
+ * client, sandbox, HTTP transport) load on demand.
  */
-// IMPORTANT: first import: exits with one clear line on an unsupported Node.js before anything else loads.
-import "./check-node.js";
-// IMPORTANT: second: holds the young generation small before the modules below allocate.
-import "./young-generation.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
 import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";

@@ -1,6 +1,6 @@
 /**
- * IMPORTANT: imported right after the Node version check, before anything allocates much.
- * Holds V8's young generation at its starting size. The server's garbage dies young (one page
+ * Holds V8's young generation at its starting size. IMPORTANT: src/bin.ts calls it right after the
+ * Node version check, before the server's modules load (loading them grows it otherwise). The server's garbage dies young (one page
  * parsed, one result written, per call); by default V8 doubles the young generation whenever
  * enough objects survive a scavenge, up to 2 x 16 MiB on 64-bit, and never gives it back while
  * calls keep coming. That memory is resident and buys nothing here: held small, the RSS after
@@ -20,8 +20,13 @@ export function userSizedYoungGeneration(
   return execArgv.some((arg) => USER_SETTINGS.test(arg)) || USER_SETTINGS.test(nodeOptions ?? "");
 }
 
-// V8 reads this factor each time it would grow the young generation, so setting it after start
-// works (checked on Node 20 and 22 by test/e2e/young-generation.test.ts).
-if (!userSizedYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) {
-  setFlagsFromString("--semi-space-growth-factor=1");
+/**
+ * Stop the young generation from growing, unless the user sized it. V8 reads this factor each time
+ * it would grow the young generation, so setting it after start works (checked on Node 20 and 22
+ * by test/e2e/young-generation.test.ts).
+ */
+export function holdYoungGeneration(): void {
+  if (!userSizedYoungGeneration(process.execArgv, process.env.NODE_OPTIONS)) {
+    setFlagsFromString("--semi-space-growth-factor=1");
+  }
 }

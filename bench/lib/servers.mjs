@@ -1,5 +1,5 @@
 /**
- * Starting the servers under test (ours from dist/, the SDK floor) and talking to them with the
+ * Starting the servers under test (ours: the shipped bundle, dist/bin/; the SDK floor) and talking to them with the
  * SDK's own client, over stdio or Streamable HTTP. Every server is a child process of the
  * benchmark; only loopback addresses are used.
  */
@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-export const OURS_BIN = fileURLToPath(new URL("../../dist/src/index.js", import.meta.url));
+export const OURS_BIN = fileURLToPath(new URL("../../dist/bin/maintenance-mcp.js", import.meta.url));
 export const FLOOR_BIN = fileURLToPath(new URL("../floor-server.mjs", import.meta.url));
 /** The same floor on the v2 SDK (ours is built on it). */
 export const FLOOR_V2_BIN = fileURLToPath(new URL("../floor-server-v2.mjs", import.meta.url));

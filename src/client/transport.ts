@@ -83,17 +83,18 @@ interface Undici {
 }
 
 // undici has no "exports" map, so its modules can be imported one by one: these two cost ~45 ms
-// against ~100 ms for the whole package (fetch, WebSocket, caches...). Variables, not literals,
-// because these paths have no type declarations; the shapes are undici's own (index.js wires
+// against ~100 ms for the whole package (fetch, WebSocket, caches...). Literal paths, so the
+// bundler (scripts/build.mjs) follows them into a lazy chunk; their types are declared in
+// undici-modules.d.ts (undici ships none for them), the shapes are undici's own (index.js wires
 // `request` onto Dispatcher.prototype the same way).
-const AGENT_MODULE = "undici/lib/dispatcher/agent.js";
-const REQUEST_MODULE = "undici/lib/api/api-request.js";
-
 async function loadUndici(): Promise<Undici> {
   try {
-    const [agent, api] = await Promise.all([import(AGENT_MODULE), import(REQUEST_MODULE)]);
-    const Agent = (agent as { default: Undici["Agent"] }).default;
-    const request = (api as { default: Undici["request"] }).default;
+    const [agent, api] = await Promise.all([
+      import("undici/lib/dispatcher/agent.js"),
+      import("undici/lib/api/api-request.js"),
+    ]);
+    const Agent = agent.default;
+    const request = api.default;
     if (typeof Agent === "function" && typeof request === "function") return { Agent, request };
   } catch {
     // A future undici may move them: fall back to the package entry.

@@ -1,8 +1,8 @@
-/** Spawning the built binary (dist/, built by `npm ci` through the `dependencies` script and by `pretest`). */
+/** Spawning the shipped binary (the dist/bin/ bundle, built by `npm ci` through the `dependencies` script and by `pretest`). */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
 
-export const BIN = "dist/src/index.js";
+export const BIN = "dist/bin/maintenance-mcp.js";
 
 /** The test runner's environment without any MMS_* / MCP_* / LOG_LEVEL, so tests never touch a real upstream. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -72,11 +72,16 @@ async function toolsWith(userConfig: Record<string, string | boolean>): Promise<
 }
 
 describe("maintenance-mcp.mcpb", () => {
-  it("holds the built server and production dependencies only", () => {
+  it("holds the bundled server and production dependencies only", () => {
     const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(sep).join("/"));
-    expect(files).toContain("dist/src/index.js");
-    expect(files).toContain("node_modules/@modelcontextprotocol/server/package.json");
+    expect(files).toContain("dist/bin/maintenance-mcp.js");
+    expect(files).toContain("node_modules/@opentelemetry/api/package.json");
     for (const dev of [
+      // Inside dist/bin (the bundle), not installed again.
+      "zod",
+      "undici",
+      "hawk",
+      "@modelcontextprotocol/server",
       "vitest",
       "typescript",
       "@biomejs",

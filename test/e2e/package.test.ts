@@ -1,7 +1,8 @@
 /**
  * The npm package as a user gets it: `npm pack`, `npm install` of the tarball into a temporary
  * prefix (offline from the npm cache), then the installed `maintenance-mcp` bin over stdio
- * with the SDK client, and mcp.json's tarball entry through npx.
+ * with the SDK client, and mcp.json's tarball entry through npx. The bin is the dist/bin/ bundle:
+ * zod, the SDK, undici and hawk are inside it, so the install has none of them.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -51,9 +52,12 @@ async function listToolsOf(command: string, args: string[]): Promise<string[]> {
 }
 
 describe("the npm package", () => {
-  it("holds what a user runs and reads: the built code, docs, no source maps, no tests", () => {
+  it("holds what a user runs and reads: the bundled binary, docs, no source maps, no tests", () => {
     const { files } = packed;
-    expect(files).toContain("dist/src/index.js");
+    expect(files).toContain("dist/bin/maintenance-mcp.js");
+    expect(files).toContain("dist/bin/third-party-licenses.txt");
+    // The unbundled build (dist/src, dist/tools) is for the tests only.
+    expect(files.filter((f) => f.startsWith("dist/") && !f.startsWith("dist/bin/"))).toEqual([]);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files.filter((f) => /^(src|test|tools|scripts|bench\/run)/.test(f) || f.endsWith(".ts"))).toEqual(
       [],
@@ -93,8 +97,9 @@ describe("the npm package", () => {
     expect(existsSync(bin)).toBe(true);
     expect(execFileSync(bin, ["--version"]).toString().trim()).toBe(pkg.version);
     expect(await listToolsOf(bin, ["--sandbox"])).toHaveLength(5);
-    // Production dependencies only.
-    expect(existsSync(join(prefix, "node_modules", "vitest"))).toBe(false);
+    // Production dependencies only; the bundled packages are not installed, so the bin ran without them.
+    for (const dev of ["vitest", "zod", "undici", "hawk", "@modelcontextprotocol/server"])
+      expect(existsSync(join(prefix, "node_modules", dev)), dev).toBe(false);
   }, 60_000);
 
   it("runs as mcp.json's tarball entry (npx --package <tarball>)", async () => {

@@ -12,7 +12,7 @@ const MODULE = pathToFileURL("dist/src/young-generation.js").href;
 
 // Objects that survive a scavenge or two: the pattern that makes V8 grow the young generation.
 const CHURN = `
-await import(${JSON.stringify(MODULE)});
+(await import(${JSON.stringify(MODULE)})).holdYoungGeneration();
 const { getHeapSpaceStatistics } = await import("node:v8");
 let keep = [];
 for (let i = 0; i < 2e6; i++) { keep.push({ i, s: "x" + i }); if (keep.length > 20000) keep = []; }

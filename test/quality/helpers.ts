@@ -1,7 +1,8 @@
 /**
  * Shared helpers of the quality suite (faults, soak, fuzz, security): fast clients against a
  * sandbox, result inspection, request-count arithmetic, and spawning the built binary.
- * IMPORTANT: the e2e parts run `dist/src/index.js`; `npm ci` builds it through `prepare`.
+ * IMPORTANT: the e2e parts run the shipped bundle, `dist/bin/maintenance-mcp.js`; `npm ci` builds it
+ * through the `dependencies` script.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import { createLogger, type Logger } from "../../src/logger.js";
 import type { SandboxHandle } from "../../src/sandbox/index.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const BIN = `${REPO_ROOT}dist/src/index.js`;
+export const BIN = `${REPO_ROOT}dist/bin/maintenance-mcp.js`;
 
 /** Fails with a clear message when dist/ is missing (run `npm run build`). */
 export function requireDist(): void {

@@ -1,6 +1,6 @@
 /**
  * Soak: 2,000 mixed tool calls from 32 concurrent Streamable HTTP clients against the built
- * server (`node dist/src/index.js --http`), pointed at a sandbox with ~2% injected faults
+ * server (`node dist/bin/maintenance-mcp.js --http`), pointed at a sandbox with ~2% injected faults
  * (502/503 answers and mid-body resets on every route). Afterwards the sandbox's state must
  * match the write results exactly: every success stored once, nothing stored that no call
  * reported as a success or as an ambiguous ("may have been applied") failure, nothing twice;

@@ -1,11 +1,12 @@
 /**
- * Cold start: the binary's static import graph (src/index.ts and everything it imports without
+ * Cold start: the entry (src/bin.ts) loads only the Node.js version check before the server;
+ * the server's static import graph (src/index.ts and everything it imports without
  * `import()`) must not load undici or hawk; they load in the background after the transport is
  * up (`clients.warm()`) or on the first call. Redis and the OpenTelemetry SDK load only when their
  * environment variables ask for them. Only `import type` and dynamic `import()` may name them.
  */
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -27,6 +28,11 @@ function staticGraph(entry: string): Map<string, string[]> {
 }
 
 describe("cold-start imports", () => {
+  it("the entry imports nothing statically but the version check (an old Node exits before anything loads)", () => {
+    const graph = staticGraph(resolve(root, "src/bin.ts"));
+    expect([...graph.keys()].map((f) => relative(root, f))).toEqual(["src/bin.ts", "src/node-version.ts"]);
+  });
+
   it("the binary never statically imports undici or hawk", () => {
     const graph = staticGraph(resolve(root, "src/index.ts"));
     const offending = [...graph].flatMap(([file, specs]) =>

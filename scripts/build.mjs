@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+/**
+ * The second step of `npm run build` (after `tsc -p tsconfig.build.json` wrote dist/src and
+ * dist/tools): esbuild bundles the compiled binary into dist/bin/, the `maintenance-mcp` bin that
+ * ships. Node's ES module loader costs about as much per module as the code in it, and the
+ * unbundled server loads 164 of them (ours, zod's, the SDK's) before it answers `tools/list`.
+ * IMPORTANT: code splitting stays on: each `import()` (the server behind the version check, the
+ * sandbox, the HTTP transport, undici, hawk, telemetry, hosting) stays a chunk loaded on demand;
+ * one file without splitting parses ~3 MB at start and is slower than no bundle.
+ * Bundled: everything but OpenTelemetry and Redis (hosting-only, loaded when configured, the only
+ * `dependencies`), so the SDK and our code share one zod and the bundled packages are
+ * devDependencies; their licences ship beside the code in dist/bin/third-party-licenses.txt.
+ * No source maps and no minification: stack traces stay readable.
+ *
+ *   node scripts/build.mjs
+ */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+
+const root = resolve(import.meta.dirname, "..");
+const outdir = join(root, "dist", "bin");
+
+// esbuild turns the bundled CommonJS packages' (undici, hawk) `require("node:…")` into calls of a
+// `require` it expects to exist; an ES module has none, so each output file makes one.
+const REQUIRE_SHIM =
+  'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
+
+/**
+ * The licence text of every package in the bundle (MIT, BSD-3-Clause and Apache-2.0 all ask that it
+ * travel with the code), from the build's inputs. Fails on a package without a licence file.
+ */
+function thirdPartyLicenses(inputs) {
+  const dirs = new Set();
+  for (const path of Object.keys(inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(path);
+    if (m) dirs.add(m[1]);
+  }
+  const sections = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8"));
+    const file = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    if (file === undefined) throw new Error(`${dir}: no licence file to ship with the bundle`);
+    const text = readFileSync(join(root, dir, file), "utf8").trim();
+    return `${pkg.name} ${pkg.version} (${pkg.license})\n\n${text}\n`;
+  });
+  return `Packages bundled into dist/bin/ and their licences.\n\n${sections.join(`\n${"-".repeat(80)}\n\n`)}`;
+}
+
+rmSync(outdir, { recursive: true, force: true });
+const { metafile } = await build({
+  absWorkingDir: root,
+  entryPoints: { "maintenance-mcp": "dist/src/bin.js" },
+  outdir,
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  external: ["@opentelemetry/*", "@redis/*", "redis"],
+  banner: { js: REQUIRE_SHIM },
+  sourcemap: false,
+  minify: false,
+  metafile: true,
+  logLevel: "warning",
+});
+
+writeFileSync(join(outdir, "third-party-licenses.txt"), thirdPartyLicenses(metafile.inputs));
+
+const outputs = Object.entries(metafile.outputs);
+const kib = outputs.reduce((sum, [, o]) => sum + o.bytes, 0) / 1024;
+process.stderr.write(`dist/bin: ${outputs.length} files, ${kib.toFixed(0)} KiB\n`);
