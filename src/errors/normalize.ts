@@ -388,14 +388,29 @@ export function withDetails(
 
 /** Summarise a request for errors and logs: method and path with query, secrets scrubbed. */
 export function requestSummary(method: string, path: string): RequestSummary {
-  // Scrubbed when read (an error is being built or logged), not on every request: the secret
-  // matchers cost ~15 ms to compile on first use and a few µs per path afterwards.
-  let scrubbed: string | undefined;
-  return {
-    method,
-    get path() {
-      scrubbed ??= scrubText(path);
-      return scrubbed;
-    },
-  };
+  return new ScrubbedSummary(method, path);
+}
+
+/**
+ * The path is scrubbed when read (an error is being built or logged), not on every request: the
+ * secret matchers cost ~15 ms to compile on first use and a few µs per path afterwards. A class,
+ * not an object literal with a getter: every call builds two of these, and a literal's accessor
+ * costs a closure and a map of its own each time.
+ */
+class ScrubbedSummary implements RequestSummary {
+  #raw: string;
+  #scrubbed: string | undefined;
+  constructor(
+    readonly method: string,
+    path: string,
+  ) {
+    this.#raw = path;
+  }
+  get path(): string {
+    this.#scrubbed ??= scrubText(this.#raw);
+    return this.#scrubbed;
+  }
+  toJSON(): RequestSummary {
+    return { method: this.method, path: this.path };
+  }
 }
