@@ -1,6 +1,6 @@
 /**
- * Cold start: the entry (src/bin.ts) loads only the Node.js version check and the young-generation
- * setting before the server;
+ * Cold start: the entry (src/bin.ts) loads only the Node.js version check and the heap
+ * settings before the server;
  * the server's static import graph (src/index.ts and everything it imports without
  * `import()`) must not load undici or hawk; they load in the background after the transport is
  * up (`clients.warm()`) or on the first call. Redis and the OpenTelemetry SDK load only when their
@@ -29,15 +29,15 @@ function staticGraph(entry: string): Map<string, string[]> {
 }
 
 describe("cold-start imports", () => {
-  it("the entry imports nothing statically but the version check and the young-generation setting (an old Node exits before anything loads)", () => {
+  it("the entry imports nothing statically but the version check and the heap settings (an old Node exits before anything loads)", () => {
     const graph = staticGraph(resolve(root, "src/bin.ts"));
     expect([...graph.keys()].map((f) => relative(root, f)).sort()).toEqual([
       "src/bin.ts",
+      "src/heap.ts",
       "src/node-version.ts",
-      "src/young-generation.ts",
     ]);
-    // Both are pure: young-generation.ts imports node:v8 only.
-    expect(graph.get(resolve(root, "src/young-generation.ts"))).toEqual(["node:v8"]);
+    // Both are pure: heap.ts imports node:v8 only.
+    expect(graph.get(resolve(root, "src/heap.ts"))).toEqual(["node:v8"]);
   });
 
   it("the binary never statically imports undici or hawk", () => {
