@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
  * The `maintenance-mcp` binary's entry (bundled by scripts/build.mjs into dist/bin/maintenance-mcp.js):
- * checks the Node.js version, keeps the heap small (src/heap.ts), then loads the server
+ * checks the Node.js version, keeps the heap small over stdio (src/heap.ts), then loads the server
  * (src/index.ts).
  * IMPORTANT: it imports nothing statically but the pure version check and the heap settings
  * (node:v8 only). The server comes through `import()`, so on an unsupported Node it exits
  * (code 2, one line on stderr) before any other module is evaluated; a static import would be
  * evaluated first (in the bundle, every shared chunk).
  */
-import { keepHeapSmall } from "./heap.js";
+import { keepHeapSmall, servesOneClient } from "./heap.js";
 import { nodeVersionProblem } from "./node-version.js";
 
 const problem = nodeVersionProblem(process.versions.node);
@@ -16,5 +16,5 @@ if (problem !== undefined) {
   process.stderr.write(`${problem}\n`);
   process.exit(2);
 }
-keepHeapSmall();
+if (servesOneClient(process.argv.slice(2))) keepHeapSmall();
 await import("./index.js");

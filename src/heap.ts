@@ -8,9 +8,12 @@
  * on Node 20 and 22):
  * - the young generation stays at its starting size (--semi-space-growth-factor=1);
  * - the old generation grows by half of what survived (--heap-growing-percent=50).
- * Measured side by side (docs/quality.md, "Heap sizing"): RSS after 1,000 to 8,000 calls flat at
- * 82-84 MiB instead of 92-122 MiB, per-call time unchanged, a 400-budget review ~4 % slower.
- * A user who sets either (a node flag, or a semi-space size in NODE_OPTIONS) keeps their setting.
+ * Measured side by side (docs/quality.md): over stdio, RSS after 1,000 to 8,000 calls flat at 82-84
+ * MiB instead of 92-122 MiB, per-call time unchanged, a 400-budget review ~4 % slower. Only over
+ * stdio (one client, one call at a time): with --http and 32 concurrent clients they cost a quarter
+ * of the throughput (787-856 against 1,059-1,097 calls/s) for half the memory, a trade a host
+ * makes itself with node flags. A user who sets either (a node flag, or a semi-space size in
+ * NODE_OPTIONS) keeps their setting.
  */
 import { setFlagsFromString } from "node:v8";
 
@@ -27,6 +30,9 @@ export const userSizedYoungGeneration = (execArgv: readonly string[], nodeOption
 /** Whether the user already chose how the old generation grows. */
 export const userSetHeapGrowth = (execArgv: readonly string[], nodeOptions: string | undefined) =>
   userSet(GROWTH_SETTINGS, execArgv, nodeOptions);
+
+/** Whether the command line serves one client over stdio (not --http, not the `sandbox` command). */
+export const servesOneClient = (argv: readonly string[]) => argv[0] !== "sandbox" && !argv.includes("--http");
 
 /** Apply both settings, each unless the user chose it. IMPORTANT: src/bin.ts calls this before the server loads. */
 export function keepHeapSmall(

@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { userSetHeapGrowth, userSizedYoungGeneration } from "../../src/heap.js";
+import { servesOneClient, userSetHeapGrowth, userSizedYoungGeneration } from "../../src/heap.js";
 
 const MODULE = JSON.stringify(pathToFileURL("dist/src/heap.js").href);
 
@@ -48,6 +48,13 @@ describe("heap settings", () => {
     const untuned = measure('setFlagsFromString("--semi-space-growth-factor=1");', OLD_CHURN);
     const tuned = measure("heap.keepHeapSmall();", OLD_CHURN);
     expect(tuned).toBeLessThan(untuned * 0.75);
+  });
+
+  it("apply to stdio serving only (HTTP keeps V8's defaults for throughput)", () => {
+    expect(servesOneClient([])).toBe(true);
+    expect(servesOneClient(["--sandbox", "--read-only"])).toBe(true);
+    expect(servesOneClient(["--sandbox", "--http", "--port", "0"])).toBe(false);
+    expect(servesOneClient(["sandbox", "--port", "4000"])).toBe(false);
   });
 
   it("recognise the user's own settings on the command line and in NODE_OPTIONS", () => {
