@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
 import { formatError } from "../../src/errors/format.js";
+import { requestSummary } from "../../src/errors/normalize.js";
 import { redact, scrubText } from "../../src/errors/redact.js";
 import { createLogger } from "../../src/logger.js";
 import { MAX_RETIRED, RETIRE_GRACE_MS, Secret } from "../../src/secret.js";
@@ -142,5 +143,19 @@ describe("finding 5: a retired token stays masked for its lifetime", () => {
     expect(out.endsWith("[redacted]")).toBe(true);
     // A generous bound: the check is that scanning stays linear, not a speed claim.
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("request summaries", () => {
+  it("scrub the path when read and when serialized, never holding the secret in their JSON", () => {
+    const summary = requestSummary("GET", `/api/items?access_token=${encodeURIComponent(TOKEN)}&limit=5`);
+    expect(summary.method).toBe("GET");
+    expect(summary.path).not.toContain(encodeURIComponent(TOKEN));
+    expect(summary.path).toContain("limit=5");
+    const json = JSON.stringify(
+      new ApiError({ code: "NETWORK", message: "down", retryable: true, request: summary }),
+    );
+    expect(JSON.parse(json).request).toEqual({ method: "GET", path: summary.path });
+    expect(json).not.toContain(encodeURIComponent(TOKEN));
   });
 });
