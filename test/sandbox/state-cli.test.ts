@@ -11,6 +11,13 @@ import { runSandboxCommand } from "../../src/sandbox/cli.js";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { bearer, type Envelope, token } from "./helpers.js";
 
+/** Run the sandbox command with stdout dropped; its exit code and what it wrote to stderr. */
+async function runQuietly(args: string[]): Promise<{ code: number; err: string }> {
+  let err = "";
+  const code = await runSandboxCommand(args, { stderr: (t) => (err += t), stdout: () => {} });
+  return { code, err };
+}
+
 const dir = mkdtempSync(join(tmpdir(), "sandbox-state-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -179,11 +186,7 @@ describe("maintenance-mcp sandbox", () => {
     const file = join(dir, "cli-null.json");
     const text = JSON.stringify({ ...state, warehouses: [null] });
     writeFileSync(file, text);
-    let err = "";
-    const code = await runSandboxCommand(["--port", "0", "--state", file], {
-      stderr: (t) => (err += t),
-      stdout: () => {},
-    });
+    const { code, err } = await runQuietly(["--port", "0", "--state", file]);
     expect(code).toBe(2);
     expect(err).toContain(
       `Sandbox state file ${file} is corrupt ($.warehouses[0]: Invalid input: expected object`,
@@ -195,11 +198,7 @@ describe("maintenance-mcp sandbox", () => {
 
   it("--state in a missing folder → exit code 2 naming the folder and the fix", async () => {
     const missing = join(dir, "no", "such");
-    let err = "";
-    const code = await runSandboxCommand(["--port", "0", "--state", join(missing, "state.json")], {
-      stderr: (t) => (err += t),
-      stdout: () => {},
-    });
+    const { code, err } = await runQuietly(["--port", "0", "--state", join(missing, "state.json")]);
     expect(code).toBe(2);
     expect(err).toContain(`the folder ${missing} does not exist`);
     expect(err).toContain(`mkdir -p "${missing}"`);
@@ -210,11 +209,7 @@ describe("maintenance-mcp sandbox", () => {
     const file = join(dir, "cli-locked.json");
     const holder = await startSandbox({ stateFile: file });
     try {
-      let err = "";
-      const code = await runSandboxCommand(["--port", "0", "--state", file], {
-        stderr: (t) => (err += t),
-        stdout: () => {},
-      });
+      const { code, err } = await runQuietly(["--port", "0", "--state", file]);
       expect(code).toBe(2);
       expect(err).toContain(
         `Sandbox state file ${file} is in use by another sandbox (process ${process.pid},`,
