@@ -4,6 +4,7 @@
  * configuration errors and picks exit codes (2: bad usage or configuration). Heavy modules (HTTP
  * client, sandbox, HTTP transport) load on demand.
  */
+import { z } from "zod";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
 import { type Config, configWarnings, type Env, loadConfig } from "./config.js";
 import { ConfigError } from "./errors/api-error.js";
@@ -15,6 +16,11 @@ import { createStateSigner, type StateSigner } from "./mcp.js";
 import { selectTools } from "./server.js";
 import type { TracingHandle } from "./telemetry/start.js";
 import { VERSION } from "./version.js";
+
+// zod compiles a parser (new Function) for each object schema on its first parse: ~2-4 ms of the
+// first tool call (the SDK's request and result schemas, our inputs), with no gain per call on
+// these small shapes (measured side by side, docs/quality.md). The SDK's zod is this one (bundled).
+z.config({ jitless: true });
 
 type ServePlan = Extract<CliPlan, { command: "serve" }>;
 
