@@ -1,0 +1,68 @@
+/**
+ * What the shipped binary's first upstream requests load (scripts/build.mjs, scripts/undici-shims/):
+ * the bundled undici runs without node:assert and without its HTTP/2 client (node:http2, node:tls),
+ * and still serves calls over OAuth and Hawk. Node's own list of loaded built-in modules, written
+ * by a preload script when the server exits, is the evidence.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
+import { BIN, cleanEnv } from "./bin.js";
+
+let sb: SandboxHandle;
+let work: string;
+
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0 });
+  work = mkdtempSync(join(tmpdir(), "maintenance-mcp-lean-"));
+});
+afterAll(async () => {
+  await sb?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Serve one call over stdio with `auth`; returns the built-in modules the server had loaded at exit. */
+async function builtinsAfterOneCall(auth: "oauth" | "hawk"): Promise<string[]> {
+  const out = join(work, `modules-${auth}.txt`);
+  const preload = join(work, `preload-${auth}.mjs`);
+  writeFileSync(
+    preload,
+    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`,
+  );
+  const client = new Client({ name: "lean-client-test", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ["--import", preload, BIN],
+      env: cleanEnv(sb.env({ auth })),
+      stderr: "pipe",
+    }),
+  );
+  try {
+    const result = await client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 2 } });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  } finally {
+    await client.close();
+  }
+  return readFileSync(out, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith("NativeModule "))
+    .map((line) => line.slice("NativeModule ".length));
+}
+
+describe("the bundled HTTP client", () => {
+  it.each(["oauth", "hawk"] as const)(
+    "answers a call over %s without node:assert, node:http2 or node:tls",
+    async (auth) => {
+      const loaded = await builtinsAfterOneCall(auth);
+      // undici loaded (it reads node:http's header size limit), so the list covers the request path.
+      expect(loaded).toContain("http");
+      expect(loaded.filter((m) => ["assert", "http2", "tls"].includes(m))).toEqual([]);
+    },
+    30_000,
+  );
+});
