@@ -195,6 +195,35 @@ const envelopeOf = (data: fc.Arbitrary<unknown>) =>
     )
     .map((e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== ABSENT)));
 
+/** A budget as deployments send it (numbers, text, null, an extra field). */
+const DEPLOYED_BUDGET = {
+  id: 7001,
+  id_company: 1,
+  id_work_order: 9,
+  id_third_parties_log: null,
+  folio: "7001",
+  id_currency: 1,
+  date_create: "2024-05-01T10:00:00+00:00",
+  status: 2,
+  discount: 12.5,
+  list_items: [
+    {
+      id_company: 1,
+      type_resource: 1,
+      qty: 2,
+      unit_cost_company: 3,
+      total_cost_company: 6,
+      unit_cost: 3,
+      total_cost: 6,
+      id_taxes: null,
+      hrl_description: null,
+      items_log_description: "Filter",
+      stl_description: null,
+    },
+  ],
+  custom_extra: { kept: true },
+};
+
 describe("fast path and zod agree on every generated page", () => {
   it.each(Object.entries(SCHEMAS))("%s pages (parsePage)", (_name, schema) => {
     const pages = envelopeOf(
@@ -265,36 +294,9 @@ describe("fast path and zod agree on every generated page", () => {
   });
 
   it("takes the fast path for what deployments send (numbers, text, null, extra budget fields)", () => {
-    const budget = {
-      id: 7001,
-      id_company: 1,
-      id_work_order: 9,
-      id_third_parties_log: null,
-      folio: "7001",
-      id_currency: 1,
-      date_create: "2024-05-01T10:00:00+00:00",
-      status: 2,
-      discount: 12.5,
-      list_items: [
-        {
-          id_company: 1,
-          type_resource: 1,
-          qty: 2,
-          unit_cost_company: 3,
-          total_cost_company: 6,
-          unit_cost: 3,
-          total_cost: 6,
-          id_taxes: null,
-          hrl_description: null,
-          items_log_description: "Filter",
-          stl_description: null,
-        },
-      ],
-      custom_extra: { kept: true },
-    };
-    const fast = tryFast(BudgetSchema, budget);
+    const fast = tryFast(BudgetSchema, DEPLOYED_BUDGET);
     expect(fast).toBeDefined();
-    expect(JSON.stringify(fast)).toBe(JSON.stringify(BudgetSchema.parse(budget)));
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(BudgetSchema.parse(DEPLOYED_BUDGET)));
     expect(
       tryFast(WarehouseGroup1Schema, { id: 1, id_company: 1, description: "A", enabled: true }),
     ).toBeDefined();
@@ -305,5 +307,29 @@ describe("fast path and zod agree on every generated page", () => {
     expect(
       tryFast(WarehouseGroup1Schema, { id: 1, id_company: 1, description: "A", enabled: "true" }),
     ).toBeUndefined();
+  });
+
+  it("agrees with zod when other code added an enumerable member to Object.prototype (the key walk sees it)", () => {
+    const page = {
+      success: true,
+      data: [
+        { id: 1, id_company: 1, description: "A", enabled: true },
+        { id: 2, id_company: 1, description: "B", enabled: false, extra: 1 },
+      ],
+    };
+    const budget = JSON.parse(JSON.stringify(DEPLOYED_BUDGET));
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = "yes";
+    try {
+      expect(parsePage(WarehouseGroup1Schema, page)).toEqual(zodPage(WarehouseGroup1Schema, page).value);
+      // A loose schema keeps extra fields, and zod copies the inherited one too: the fast path leaves it to zod.
+      expect(tryFast(BudgetSchema, budget)).toBeUndefined();
+      expectAgree(
+        outcome(() => parseOne(BudgetSchema, { success: true, data: budget })),
+        { ok: true, value: BudgetSchema.parse(budget) },
+      );
+    } finally {
+      delete proto.polluted;
+    }
   });
 });
