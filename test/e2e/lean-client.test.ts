@@ -1,8 +1,9 @@
 /**
  * What the shipped binary's first upstream requests load (scripts/build.mjs, scripts/undici-shims/):
  * the bundled undici runs without node:assert and without its HTTP/2 client (node:http2, node:tls),
- * and still serves calls over OAuth and Hawk. Node's own list of loaded built-in modules, written
- * by a preload script when the server exits, is the evidence.
+ * and still serves calls over OAuth and Hawk; and the warm-up after tools/list loads node:perf_hooks
+ * with undici, so the first call does not. Node's own list of loaded built-in modules, written by a
+ * preload script (at exit, or when signalled), is the evidence.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -53,6 +54,40 @@ async function builtinsAfterOneCall(auth: "oauth" | "hawk"): Promise<string[]> {
     .filter((line) => line.startsWith("NativeModule "))
     .map((line) => line.slice("NativeModule ".length));
 }
+
+describe("the warm-up after tools/list", () => {
+  it("loads node:perf_hooks with undici, before any call (the first call's clock would load it)", async () => {
+    const out = join(work, "modules-warm.txt");
+    const preload = join(work, "preload-warm.mjs");
+    writeFileSync(
+      preload,
+      `import { writeFileSync } from "node:fs";\nprocess.on("SIGUSR2", () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`,
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--import", preload, BIN],
+      env: cleanEnv(sb.env()),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "lean-client-test", version: "1" });
+    await client.connect(transport);
+    try {
+      await client.listTools();
+      // Poll the server's own list until the warm-up has loaded undici (it reads node:http).
+      let loaded: string[] = [];
+      for (let i = 0; i < 100 && !loaded.includes("NativeModule http"); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        process.kill(transport.pid!, "SIGUSR2");
+        await new Promise((r) => setTimeout(r, 20));
+        loaded = readFileSync(out, "utf8").split("\n");
+      }
+      expect(loaded).toContain("NativeModule http");
+      expect(loaded).toContain("NativeModule perf_hooks");
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
 
 describe("the bundled HTTP client", () => {
   it.each(["oauth", "hawk"] as const)(
