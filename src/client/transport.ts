@@ -124,12 +124,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.stop(new TransportFailure("CANCELLED", "aborted by the caller"));
   }
 
-  /** Settle with `failure` now and abort the request in undici. */
+  /** Settle with `failure` now, then abort the request in undici (whose error report comes too late to count). */
   stop(failure: TransportFailure): void {
     if (this.#settled) return;
     this.#stopped = failure;
-    this.#controller?.abort(failure);
     this.#settle(failure);
+    this.#controller?.abort(failure);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
