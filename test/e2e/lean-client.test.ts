@@ -5,7 +5,11 @@
  * with undici, so the first call does not. Node's own list of loaded built-in modules, written by a
  * preload script (at exit, or when signalled), is the evidence.
  */
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -26,10 +30,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Serve one call over stdio with `auth`; returns the built-in modules the server had loaded at exit. */
-async function builtinsAfterOneCall(auth: "oauth" | "hawk"): Promise<string[]> {
-  const out = join(work, `modules-${auth}.txt`);
-  const preload = join(work, `preload-${auth}.mjs`);
+/** Serve one call over stdio with `env`; returns the built-in modules the server had loaded at exit. */
+async function builtinsAfterOneCall(name: string, env: Record<string, string>): Promise<string[]> {
+  const out = join(work, `modules-${name}.txt`);
+  const preload = join(work, `preload-${name}.mjs`);
   writeFileSync(
     preload,
     `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`,
@@ -39,7 +43,7 @@ async function builtinsAfterOneCall(auth: "oauth" | "hawk"): Promise<string[]> {
     new StdioClientTransport({
       command: process.execPath,
       args: ["--import", preload, BIN],
-      env: cleanEnv(sb.env({ auth })),
+      env: cleanEnv(env),
       stderr: "pipe",
     }),
   );
@@ -93,11 +97,55 @@ describe("the bundled HTTP client", () => {
   it.each(["oauth", "hawk"] as const)(
     "answers a call over %s without node:assert, node:http2 or node:tls",
     async (auth) => {
-      const loaded = await builtinsAfterOneCall(auth);
+      const loaded = await builtinsAfterOneCall(auth, sb.env({ auth }));
       // undici loaded (it reads node:http's header size limit), so the list covers the request path.
       expect(loaded).toContain("http");
       expect(loaded.filter((m) => ["assert", "http2", "tls"].includes(m))).toEqual([]);
     },
     30_000,
   );
+
+  it("reaches an HTTPS upstream: node:tls loads when needed, node:http2 never", async () => {
+    // An HTTPS front for the sandbox, with the test certificate (test/fixtures/tls/README.md).
+    const fixtures = join(import.meta.dirname, "..", "fixtures", "tls");
+    const target = new URL(sb.url);
+    const front: Server = createServer(
+      {
+        key: readFileSync(join(fixtures, "localhost-key.pem")),
+        cert: readFileSync(join(fixtures, "localhost-cert.pem")),
+      },
+      (req, res) => {
+        const upstream = request(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: req.url,
+            method: req.method,
+            headers: req.headers,
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        req.pipe(upstream);
+      },
+    );
+    front.listen(0, "127.0.0.1");
+    await once(front, "listening");
+    const origin = `https://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    try {
+      const loaded = await builtinsAfterOneCall("https", {
+        ...sb.env(),
+        MMS_BASE_URL: `${origin}/api`,
+        MMS_AUTH_URL: origin,
+        NODE_EXTRA_CA_CERTS: join(fixtures, "localhost-cert.pem"),
+      });
+      expect(loaded).toContain("tls");
+      expect(loaded.filter((m) => ["assert", "http2"].includes(m))).toEqual([]);
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
+  }, 30_000);
 });
