@@ -2,9 +2,8 @@
  * What the shipped binary's first upstream requests load (scripts/build.mjs, scripts/undici-shims/):
  * the bundled undici runs without node:assert and without its HTTP/2 client (node:http2, node:tls),
  * and still serves calls over OAuth, Hawk and HTTPS (node:tls then loads on demand); and the warm-up
- * after tools/list loads node:perf_hooks
- * with undici, so the first call does not. Node's own list of loaded built-in modules, written by a
- * preload script (at exit, or when signalled), is the evidence.
+ * after tools/list loads node:perf_hooks with undici, so the first call does not. Node's own list of
+ * loaded built-in modules, written by a preload script (at exit, or when signalled), is the evidence.
  */
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
