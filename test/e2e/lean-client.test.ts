@@ -30,14 +30,20 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Serve one call over stdio with `env`; returns the built-in modules the server had loaded at exit. */
-async function builtinsAfterOneCall(name: string, env: Record<string, string>): Promise<string[]> {
-  const out = join(work, `modules-${name}.txt`);
+/** A preload script that writes the server's loaded modules (`process.moduleLoadList`) to `out` on `event`. */
+function moduleListPreload(name: string, event: "exit" | "SIGUSR2", out: string): string {
   const preload = join(work, `preload-${name}.mjs`);
   writeFileSync(
     preload,
-    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`,
+    `import { writeFileSync } from "node:fs";\nprocess.on(${JSON.stringify(event)}, () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`,
   );
+  return preload;
+}
+
+/** Serve one call over stdio with `env`; returns the built-in modules the server had loaded at exit. */
+async function builtinsAfterOneCall(name: string, env: Record<string, string>): Promise<string[]> {
+  const out = join(work, `modules-${name}.txt`);
+  const preload = moduleListPreload(name, "exit", out);
   const client = new Client({ name: "lean-client-test", version: "1" });
   await client.connect(
     new StdioClientTransport({
@@ -62,7 +68,7 @@ async function builtinsAfterOneCall(name: string, env: Record<string, string>): 
 describe("the warm-up after tools/list", () => {
   it("loads node:perf_hooks with undici, before any call (the first call's clock would load it)", async () => {
     const out = join(work, "modules-warm.txt");
-    const preload = join(work, "preload-warm.mjs");
+    const preload = moduleListPreload("warm", "SIGUSR2", out);
     writeFileSync(
       preload,
       `import { writeFileSync } from "node:fs";\nprocess.on("SIGUSR2", () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`,
