@@ -4,7 +4,9 @@
  * benchmark; only loopback addresses are used.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -14,6 +16,8 @@ export const OURS_BIN = fileURLToPath(new URL("../../dist/bin/maintenance-mcp.js
 export const FLOOR_BIN = fileURLToPath(new URL("../floor-server.mjs", import.meta.url));
 /** The same floor on the v2 SDK (ours is built on it). */
 export const FLOOR_V2_BIN = fileURLToPath(new URL("../floor-server-v2.mjs", import.meta.url));
+/** The v2 floor plus the upstream request, returning ours' recorded answer (bench/floor-relay.mjs). */
+export const RELAY_BIN = fileURLToPath(new URL("../floor-relay.mjs", import.meta.url));
 
 /** The environment a server child gets: PATH etc., no inherited MMS_*, quiet logs, plus `extra`. */
 export function childEnv(extra = {}) {
@@ -101,4 +105,27 @@ export async function callOk(client, name, args = {}) {
   const result = await client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 500)}`);
   return result;
+}
+
+/**
+ * Record ours' answer to each call in `calls` ({key: {tool, args, path, query}}: the tool call and the
+ * upstream GET it makes), then start the relay floor (bench/floor-relay.mjs) that makes the same GET
+ * and returns that answer, as tool `relay` {key}.
+ * @returns {Promise<{client: Client, pid: number, close: () => Promise<void>}>}
+ */
+export async function connectRelay(sb, ours, calls) {
+  const answers = {};
+  for (const [key, { tool, args, path, query }] of Object.entries(calls)) {
+    const { content, structuredContent } = await callOk(ours.client, tool, args);
+    answers[key] = { path, query, result: { content, structuredContent } };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "relay-"));
+  const file = join(dir, "answers.json");
+  const { env, authUrl, baseUrl } = { env: sb.env(), authUrl: sb.authUrl, baseUrl: sb.baseUrl };
+  writeFileSync(file, JSON.stringify({ upstream: { env, authUrl, baseUrl }, answers }));
+  try {
+    return await connectStdio(RELAY_BIN, childEnv({ RELAY_FILE: file }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true }); // read at start
+  }
 }
