@@ -121,8 +121,8 @@ export async function connectRelay(sb, ours, calls) {
   }
   const dir = mkdtempSync(join(tmpdir(), "relay-"));
   const file = join(dir, "answers.json");
-  const { env, authUrl, baseUrl } = { env: sb.env(), authUrl: sb.authUrl, baseUrl: sb.baseUrl };
-  writeFileSync(file, JSON.stringify({ upstream: { env, authUrl, baseUrl }, answers }));
+  const upstream = { env: sb.env(), authUrl: sb.authUrl, baseUrl: sb.baseUrl };
+  writeFileSync(file, JSON.stringify({ upstream, answers }));
   try {
     return await connectStdio(RELAY_BIN, childEnv({ RELAY_FILE: file }));
   } finally {
