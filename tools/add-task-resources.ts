@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { TaskResourceInput } from "../src/client/types.js";
 import { UserInputError } from "../src/errors/api-error.js";
-import { defineTool } from "../src/tool.js";
+import { defineTool } from "./define.js";
 import { dryRun, idempotencyKey, positiveId } from "./params.js";
 
 const note = z.string().max(2000).optional();

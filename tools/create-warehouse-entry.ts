@@ -1,10 +1,10 @@
 /** Tool `create_warehouse_entry`: POST warehouse_entries_orders/{code} (api-spec §4.3), with dry run and idempotency. */
 import { z } from "zod";
 import type { WarehouseEntryBody, WarehouseMovement } from "../src/client/types.js";
+import { MOVEMENT_TYPE } from "../src/domain/labels.js";
 import { currencyLabel, currencyOf, formatMoney } from "../src/domain/money.js";
-import { MOVEMENT_TYPE } from "../src/labels.js";
-import { defineTool } from "../src/tool.js";
-import { movementTotals, taxLabel, toEntryBody } from "../src/warehouse-entry.js";
+import { movementTotals, taxLabel, toEntryBody } from "../src/domain/warehouse-entry.js";
+import { defineTool } from "./define.js";
 import { decimal, dryRun, idempotencyKey, text } from "./params.js";
 
 const Item = z.strictObject({

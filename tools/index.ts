@@ -1,7 +1,8 @@
 /** Every tool the server offers, in the order `tools/list` shows them. No logic here. */
-import type { AnyTool } from "../src/tool.js";
+
 import addTaskResources from "./add-task-resources.js";
 import createWarehouseEntry from "./create-warehouse-entry.js";
+import type { AnyTool } from "./define.js";
 import listDags from "./list-dags.js";
 import listWarehouseGroups1 from "./list-warehouse-groups-1.js";
 import queryBudgets from "./query-budgets.js";

@@ -1,7 +1,7 @@
 /** Tool `list_dags`: GET {hub}/hub/api/v1/dags (api-spec §4.2), always OAuth Bearer. */
 import { z } from "zod";
-import { daysSince, ranAgo } from "../src/age.js";
-import { defineTool } from "../src/tool.js";
+import { daysSince, ranAgo } from "../src/domain/age.js";
+import { defineTool } from "./define.js";
 
 export const ListDagsInput = z.strictObject({});
 

@@ -1,6 +1,6 @@
 /** Tool `list_warehouse_groups_1`: GET warehouses_groups_1 (api-spec §4.5). */
 import { z } from "zod";
-import { defineTool } from "../src/tool.js";
+import { defineTool } from "./define.js";
 import { all, fetchPaged, limit, maxRecords, pageInfo, pagingHint, positiveId, start } from "./params.js";
 
 const DEFAULT_LIMIT = 100;

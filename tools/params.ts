@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import type { Page } from "../src/client/types.js";
-import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "../src/paging.js";
-import { decimalProblem } from "../src/plain-decimal.js";
-import type { ToolContext } from "../src/tool.js";
+import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "../src/domain/paging.js";
+import { decimalProblem } from "../src/domain/plain-decimal.js";
+import type { ToolContext } from "./define.js";
 
 /** Half of a UTF-16 pair without its other half: not encodable in a URL or in UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -116,6 +116,6 @@ export const decimal = (schema: z.ZodNumber) =>
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   });
 
-/** Shared by the writers: same words, same semantics (src/idempotency.ts). */
+/** Shared by the writers: same words, same semantics (src/idempotency/store.ts). */
 export const dryRun = z.boolean().optional().describe("Return the request; send nothing.");
 export const idempotencyKey = text(200, "A retry with it returns the first result (24 h).").optional();

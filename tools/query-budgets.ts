@@ -4,7 +4,6 @@
  * per-currency summaries over every page of the period, with progress.
  */
 import { z } from "zod";
-import { toApiDate, toApiPeriod } from "../src/dates.js";
 import {
   budgetsText,
   listBudgets,
@@ -12,8 +11,9 @@ import {
   reviewBudgets,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
+import { toApiDate, toApiPeriod } from "../src/domain/dates.js";
 import { UserInputError } from "../src/errors/api-error.js";
-import { defineTool } from "../src/tool.js";
+import { defineTool } from "./define.js";
 import { all, isoDate, limit, maxRecords, pageInfo, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
@@ -100,7 +100,8 @@ export default defineTool({
     const view = input.view ?? "compact";
     const deps = {
       view,
-      ctx,
+      progress: (update: Parameters<typeof ctx.progress>[0]) => ctx.progress(update),
+      now: () => ctx.now(),
       defaultLimit: view === "full" ? FULL_VIEW_DEFAULT_LIMIT : DEFAULT_LIMIT,
       fetchPage: (start: number, limit: number) =>
         ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal }),

@@ -9,7 +9,7 @@
  * IMPORTANT: the key is only passed to the hawk package; it is never sent, logged or put in an error.
  */
 import type Hawk from "hawk";
-import type { HawkConfig } from "../config.js";
+import type { HawkConfig } from "../config/config.js";
 import { ApiError, ERROR_CODES } from "../errors/api-error.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy, ChallengeVerdict } from "./types.js";
 

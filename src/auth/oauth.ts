@@ -7,12 +7,12 @@
  */
 import { ApiError, ERROR_CODES } from "../errors/api-error.js";
 import { mentionsUnauthorizedEndpoint, responseError } from "../errors/normalize.js";
-import type { Logger } from "../logger.js";
-import { Secret } from "../secret.js";
+import { Secret } from "../errors/secret.js";
 import { spanEvent } from "../telemetry/hooks.js";
+import type { Logger } from "../telemetry/logger.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy, ChallengeVerdict } from "./types.js";
 
-/** The credentials part of `OAuthConfig` (src/config.ts). */
+/** The credentials part of `OAuthConfig` (src/config/config.ts). */
 export interface OAuthCredentials {
   clientId: string;
   clientSecret: Secret;

@@ -21,8 +21,8 @@ import {
   transportError,
   withDetails,
 } from "../errors/normalize.js";
-import type { Logger } from "../logger.js";
 import { spanEvent, upstreamSpan } from "../telemetry/hooks.js";
+import type { Logger } from "../telemetry/logger.js";
 import { routeTemplate } from "../telemetry/route.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";

@@ -3,14 +3,14 @@
  * strategies and the two endpoint clients. The OAuth token cache is shared, so the main API (when
  * MMS_AUTH=oauth) and the hub use one token. Cheap to import and to call: undici's Agent (~22-28 ms
  * in the bundle) and hawk (~20 ms) load on the first request, or before it through `clients.warm()`,
- * which src/index.ts calls right after the MCP transport is up (it also fetches the OAuth token and
+ * which src/main/run.ts calls right after the MCP transport is up (it also fetches the OAuth token and
  * loads node:perf_hooks, Node's lazy `performance` global).
  */
 import { type HawkSignOptions, HawkStrategy, loadHawk } from "../auth/hawk.js";
 import { OAuthStrategy } from "../auth/oauth.js";
 import type { AuthStrategy } from "../auth/types.js";
-import type { Config } from "../config.js";
-import type { Logger } from "../logger.js";
+import type { Config } from "../config/config.js";
+import type { Logger } from "../telemetry/logger.js";
 import { parseBaseUrl } from "./api-path.js";
 import { HttpClient } from "./http.js";
 import { createHubApi } from "./hub-api.js";

@@ -12,7 +12,6 @@
  */
 import { z } from "zod";
 import { ApiError, ERROR_CODES, type RequestSummary } from "../errors/api-error.js";
-import type { Page } from "./types.js";
 
 /** A fast check's "not sure": the value goes to zod. */
 const MISS: unique symbol = Symbol("miss");
@@ -439,6 +438,12 @@ function fastEnvelope(body: unknown): { data: unknown; total?: number | undefine
 function envelope(body: unknown, request?: RequestSummary): { data: unknown; total?: number | undefined } {
   const fast = fastEnvelope(body);
   return fast === MISS ? parseSlow(EnvelopeSchema, body, request) : fast;
+}
+
+/** One page of a list endpoint. `total` is what the API reported (matches, not page size). */
+export interface Page<T> {
+  data: T[];
+  total: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
   BudgetSchema,
   DagListSchema,
   MovementDetailSchema,
+  Page,
   TaskResourceSchema,
   WarehouseGroup1Schema,
   WarehouseMovementSchema,
@@ -90,11 +91,8 @@ export type DagList = z.output<typeof DagListSchema>;
 /** A DAG (ETL integration); `last_run` is YYYY-MM-DD or null. */
 export type Dag = DagList["dags"][number];
 
-/** One page of a list endpoint. `total` is what the API reported (matches, not page size). */
-export interface Page<T> {
-  data: T[];
-  total: number;
-}
+/** One page of a list endpoint (declared beside its parser, so the two modules import one way). */
+export type { Page } from "./schemas.js";
 
 /** The exact request a write would send: shown by dry runs. No headers, so no credentials. */
 export interface PreparedRequest {

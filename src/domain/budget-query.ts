@@ -5,8 +5,6 @@
  * result is cut at a record boundary to fit the host, with where to go on.
  */
 import type { Budget, Page } from "../client/types.js";
-import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "../paging.js";
-import type { ToolContext } from "../tool.js";
 import {
   type GroupKey,
   matcher,
@@ -27,6 +25,7 @@ import {
 } from "./budget-view.js";
 import { fitCount, fitEstimate, jsonLength } from "./fit.js";
 import { type Currency, currencyOf, formatMoney } from "./money.js";
+import { collectPages, DEFAULT_MAX_RECORDS, MAX_PAGE_SIZE } from "./paging.js";
 
 export interface BudgetsInput extends ReviewFilters {
   id?: string | undefined;
@@ -63,7 +62,10 @@ export interface QueryBudgetsResult {
 export interface QueryDeps {
   view: View;
   defaultLimit: number;
-  ctx: ToolContext;
+  /** Report progress while pages are walked (a no-op when nobody listens). */
+  progress(update: { progress: number; total?: number | undefined; message: string }): Promise<void>;
+  /** Today, for the age of pending budgets. */
+  now(): Date;
   fetchPage: (start: number, limit: number) => Promise<Page<Budget>>;
 }
 
@@ -121,7 +123,7 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
     // all=true: read no further than one result can carry (the rest is reachable from next_start).
     fitsAfterFirstPage: (page) => fitEstimate(shape(deps.view, page.map(price)), recordCost(deps.view)),
     onProgress: (n, of) =>
-      deps.ctx.progress({ progress: n, total: of, message: `Fetched ${n} of ${of} budgets` }),
+      deps.progress({ progress: n, total: of, message: `Fetched ${n} of ${of} budgets` }),
   });
   const priced = result.items.map(price);
   const all = shape(deps.view, priced);
@@ -160,7 +162,7 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
     all: true,
     maxRecords,
     onProgress: (n, of) =>
-      deps.ctx.progress({ progress: n, total: of, message: `Scanned ${n} of ${of} budgets` }),
+      deps.progress({ progress: n, total: of, message: `Scanned ${n} of ${of} budgets` }),
   });
   const keep = matcher(input);
   let matched = scan.items.map(price).filter(keep);
@@ -175,7 +177,7 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
   });
 
   if (input.group_by && input.group_by.length > 0) {
-    const groups = summarize(matched, input.group_by, deps.ctx.now());
+    const groups = summarize(matched, input.group_by, deps.now());
     return {
       total: groups.length,
       returned: groups.length,

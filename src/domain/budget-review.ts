@@ -4,8 +4,9 @@
  * center, third party, month or work-order status. Currency is always part of a summary row,
  * so no amount ever adds two currencies.
  */
-import { labelOf, WORK_ORDER_STATUS } from "../labels.js";
+
 import { day, type PricedBudget } from "./budget-view.js";
+import { labelOf, WORK_ORDER_STATUS } from "./labels.js";
 import { currencyMatches, exact, normalizeName, sum, toNumber } from "./money.js";
 
 export const SORTS = ["total_desc", "total_asc", "date_desc", "date_asc"] as const;

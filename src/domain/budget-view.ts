@@ -4,7 +4,7 @@
  * view is every field of api-spec §2.3 plus labels and the same code and total.
  */
 import type { Budget } from "../client/types.js";
-import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "../labels.js";
+import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, currencyOf, type Exact, exact, formatMoney, sum, toNumber } from "./money.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).

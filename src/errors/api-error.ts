@@ -113,7 +113,7 @@ export interface ConfigProblem {
   expected: string;
 }
 
-/** Environment or flags are unusable. Only `src/index.ts` prints it, then exits 2. */
+/** Environment or flags are unusable. Only `src/main/` prints it, then exits 2. */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
   readonly problems: ConfigProblem[];
@@ -137,3 +137,9 @@ export class NotConfirmedError extends Error {
     return { name: this.name, code: this.code, message: this.message };
   }
 }
+
+/**
+ * Control flow, not a failure: thrown through tool code before anything is sent upstream (the MCP
+ * layer's confirmation round extends it), so whoever sees one knows nothing was written.
+ */
+export class BeforeSendSignal extends Error {}

@@ -3,7 +3,7 @@
  * whatever their value; any string containing a known secret value, plain or in any usual
  * encoding (URL, base64/base64url, JSON escapes), is scrubbed as well.
  */
-import { REDACTED_TEXT, Secret } from "../secret.js";
+import { REDACTED_TEXT, Secret } from "./secret.js";
 
 const SENSITIVE_KEY =
   /^(authorization|proxy-authorization|server-authorization|www-authenticate|cookie|set-cookie|client_secret|clientsecret|secret|password|access_token|accesstoken|refresh_token|token|bearer|hawk_key|hawkkey|key|mac|tsm|mcp_http_token|mms_client_secret|mms_hawk_key)$/i;

@@ -4,16 +4,18 @@
  * idempotency backend they share (memory, or Redis with REDIS_URL). The transports pick a server by
  * the request's tenant; an unknown tenant is a bug, never another tenant's server.
  */
+
+import type { AnyTool } from "../../tools/define.js";
 import { createClients } from "../client/index.js";
 import type { Clients } from "../client/types.js";
-import type { Config } from "../config.js";
-import { type IdempotencyBackend, IdempotencyStore } from "../idempotency.js";
-import { MemoryIdempotencyBackend } from "../idempotency-memory.js";
-import type { Logger } from "../logger.js";
-import type { ProtocolServer, StateSigner } from "../mcp.js";
-import { createServer } from "../server.js";
-import type { AnyTool } from "../tool.js";
-import { VERSION } from "../version.js";
+import type { Config } from "../config/config.js";
+import { VERSION } from "../config/version.js";
+import { MemoryIdempotencyBackend } from "../idempotency/memory.js";
+import { IdempotencyStore } from "../idempotency/store.js";
+import type { IdempotencyBackend } from "../idempotency/types.js";
+import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
+import { createServer } from "../mcp/server.js";
+import type { Logger } from "../telemetry/logger.js";
 import type { Tenant } from "./tenants.js";
 
 export type ClosableBackend = IdempotencyBackend & { close?(): Promise<void> };
@@ -25,7 +27,7 @@ export async function idempotencyBackend(
   logger: Logger,
 ): Promise<ClosableBackend> {
   if (redisUrl === undefined) return new MemoryIdempotencyBackend({ ttlMs });
-  const { RedisIdempotencyBackend } = await import("./redis-idempotency.js");
+  const { RedisIdempotencyBackend } = await import("../idempotency/redis.js");
   const redis = new RedisIdempotencyBackend({
     url: redisUrl,
     ttlMs,

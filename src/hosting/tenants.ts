@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { type Config, type Env, loadConfig, UPSTREAM_VARIABLES } from "../config.js";
+import { type Config, type Env, loadConfig, UPSTREAM_VARIABLES } from "../config/config.js";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
 
 export interface Tenant {

@@ -4,7 +4,7 @@
  * credentials) goes to stdout. Runs until SIGINT/SIGTERM, then closes cleanly.
  */
 import { parseArgs } from "node:util";
-import { createLogger } from "../logger.js";
+import { createLogger } from "../telemetry/logger.js";
 import { DEMO_CREDENTIALS, type SandboxHandle, StateFileError, startSandbox } from "./index.js";
 
 const USAGE = `Usage: maintenance-mcp sandbox [options]

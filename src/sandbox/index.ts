@@ -6,7 +6,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Logger, silentLogger } from "../logger.js";
+import { type Logger, silentLogger } from "../telemetry/logger.js";
 import { AuthService } from "./auth.js";
 import { type FaultController, Faults } from "./faults.js";
 import type { Env } from "./routes/common.js";

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Hawk from "hawk";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../telemetry/logger.js";
 import type { AuthService, Principal } from "./auth.js";
 import type { FaultResponse, Faults } from "./faults.js";
 import { errorItem, json, oauthError, problem, type Reply } from "./responses.js";

@@ -29,7 +29,7 @@ import {
 } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { Logger } from "../logger.js";
+import type { Logger } from "../telemetry/logger.js";
 import { type SandboxState, STATE_VERSION } from "./state.js";
 import { StateFileError } from "./state-errors.js";
 import { applyOps, JournalWriter, trackMutations } from "./state-journal.js";

@@ -1,5 +1,5 @@
 /**
- * The request path's tracing hooks, free when tracing is off: until `installTracing` runs (src/index.ts,
+ * The request path's tracing hooks, free when tracing is off: until `installTracing` runs (src/main/build.ts,
  * only when an OTLP endpoint is set) they call straight through, and this module imports nothing, so a
  * start without tracing does not even load `@opentelemetry/api` (about 20 ms of a cold start).
  */

@@ -16,8 +16,8 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { Secret } from "../secret.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../config/version.js";
+import { Secret } from "../errors/secret.js";
 
 const TRACER_NAME = "maintenance-mcp";
 /** The tenant attribute (no semantic convention exists for it; namespaced by the project). */

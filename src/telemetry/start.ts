@@ -5,10 +5,10 @@
  * Versions: the 2.x SDK / 0.223 exporter line, the last whose engines allow Node 20 (3.x needs 22.15).
  */
 import { context, DiagLogLevel, diag, trace } from "@opentelemetry/api";
-import type { Env } from "../config.js";
+import type { Env } from "../config/config.js";
+import { VERSION } from "../config/version.js";
 import { ConfigError } from "../errors/api-error.js";
-import type { Logger } from "../logger.js";
-import { VERSION } from "../version.js";
+import type { Logger } from "./logger.js";
 
 export interface TracingHandle {
   /** Where spans go (the traces URL). */

@@ -3,10 +3,10 @@
  * and the demo credentials whose values must never appear in an error or a log line.
  */
 import { expect } from "vitest";
-import type { Config } from "../../src/config.js";
+import type { Config } from "../../src/config/config.js";
 import { ApiError } from "../../src/errors/api-error.js";
-import { createLogger, type Logger } from "../../src/logger.js";
-import { Secret } from "../../src/secret.js";
+import { Secret } from "../../src/errors/secret.js";
+import { createLogger, type Logger } from "../../src/telemetry/logger.js";
 import { type FakeUpstream, sendJson, startFake } from "./fake-upstream.js";
 
 export const CLIENT_ID = "client-abc";

@@ -1,5 +1,5 @@
 /**
- * src/heap.ts on the Node running the tests (CI runs test/e2e on Node 20 and 22), in child
+ * src/main/heap.ts on the Node running the tests (CI runs test/e2e on Node 20 and 22), in child
  * processes under allocation patterns that make V8's defaults grow the heap: the young generation
  * stays at its starting size, the old generation grows far less, and a user's own node flags are
  * left alone.
@@ -7,9 +7,9 @@
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { servesOneClient, userSetHeapGrowth, userSizedYoungGeneration } from "../../src/heap.js";
+import { servesOneClient, userSetHeapGrowth, userSizedYoungGeneration } from "../../src/main/heap.js";
 
-const MODULE = JSON.stringify(pathToFileURL("dist/src/heap.js").href);
+const MODULE = JSON.stringify(pathToFileURL("dist/src/main/heap.js").href);
 
 /** Run `body` after `setup` in a child node with `flags`; it prints one number. */
 function measure(setup: string, body: string, flags: string[] = []): number {

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseCli } from "../../src/cli.js";
+import { parseCli } from "../../src/main/cli.js";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
 import { cleanEnv, startBin } from "./bin.js";
 

@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { MIN_NODE } from "../../src/node-version.js";
+import { MIN_NODE } from "../../src/main/node-version.js";
 import { BIN, cleanEnv } from "./bin.js";
 
 function node18(): string | undefined {

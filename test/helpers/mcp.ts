@@ -3,9 +3,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Clients } from "../../src/client/types.js";
-import { IdempotencyStore } from "../../src/idempotency.js";
-import { createLogger, type Logger } from "../../src/logger.js";
-import { createServer, selectTools } from "../../src/server.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
+import { createServer, selectTools } from "../../src/mcp/server.js";
+import { createLogger, type Logger } from "../../src/telemetry/logger.js";
 
 export interface McpFixtureOptions {
   clients: Clients;

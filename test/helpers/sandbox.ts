@@ -2,9 +2,9 @@
 import { afterAll, beforeAll } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
-import { loadConfig } from "../../src/config.js";
-import { createLogger, type Logger } from "../../src/logger.js";
+import { loadConfig } from "../../src/config/config.js";
 import { type SandboxHandle, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { createLogger, type Logger } from "../../src/telemetry/logger.js";
 
 export interface SandboxFixture {
   readonly sb: SandboxHandle;

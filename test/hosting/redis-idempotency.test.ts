@@ -2,8 +2,8 @@
 import { createClient } from "@redis/client";
 import { afterAll, expect, it } from "vitest";
 import { ApiError, UserInputError } from "../../src/errors/api-error.js";
-import { RedisIdempotencyBackend, redisKey } from "../../src/hosting/redis-idempotency.js";
-import { IdempotencyStore } from "../../src/idempotency.js";
+import { RedisIdempotencyBackend, redisKey } from "../../src/idempotency/redis.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { describeRedis, startRedis, useRedis } from "../helpers/redis.js";
 
 const REQUEST = { path: "warehouse_entries_orders/W1", body: { qty: 1 } };

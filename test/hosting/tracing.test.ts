@@ -5,7 +5,7 @@
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, ConfigError, ERROR_CODES } from "../../src/errors/api-error.js";
-import { Secret } from "../../src/secret.js";
+import { Secret } from "../../src/errors/secret.js";
 import { errorType, spanEvent, toolCallSpan, upstreamSpan } from "../../src/telemetry/spans.js";
 import { startTracing, type TracingHandle, tracingSettings } from "../../src/telemetry/start.js";
 import { type ReceivedSpan, startOtlpReceiver } from "./otlp-receiver.js";

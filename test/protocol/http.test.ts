@@ -8,12 +8,12 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { IdempotencyStore } from "../../src/idempotency.js";
-import { createLogger } from "../../src/logger.js";
-import { createStateSigner, type StateSigner } from "../../src/mcp.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
+import { createStateSigner, type StateSigner } from "../../src/mcp/sdk.js";
+import { createServer, selectTools } from "../../src/mcp/server.js";
+import { type HttpOptions, startHttp } from "../../src/mcp/transports/http.js";
 import { SEED } from "../../src/sandbox/index.js";
-import { createServer, selectTools } from "../../src/server.js";
-import { type HttpOptions, startHttp } from "../../src/transports/http.js";
+import { createLogger } from "../../src/telemetry/logger.js";
 import { textOf } from "../helpers/mcp.js";
 import { MODERN, raw2026 } from "../helpers/raw-2026.js";
 import { captureLogger, useSandbox } from "../helpers/sandbox.js";

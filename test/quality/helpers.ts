@@ -10,9 +10,9 @@ import { fileURLToPath } from "node:url";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
-import { loadConfig } from "../../src/config.js";
-import { createLogger, type Logger } from "../../src/logger.js";
+import { loadConfig } from "../../src/config/config.js";
 import type { SandboxHandle } from "../../src/sandbox/index.js";
+import { createLogger, type Logger } from "../../src/telemetry/logger.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BIN = `${REPO_ROOT}dist/bin/maintenance-mcp.js`;

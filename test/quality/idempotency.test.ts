@@ -6,8 +6,8 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { IdempotencyStore } from "../../src/idempotency.js";
-import { MemoryIdempotencyBackend } from "../../src/idempotency-memory.js";
+import { MemoryIdempotencyBackend } from "../../src/idempotency/memory.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { connect } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
 import {

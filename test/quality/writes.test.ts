@@ -7,9 +7,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MovementDetail } from "../../src/client/types.js";
-import { decimalProblem, plainDecimal } from "../../src/plain-decimal.js";
+import { decimalProblem, plainDecimal } from "../../src/domain/plain-decimal.js";
+import { movementTotals, taxLabel } from "../../src/domain/warehouse-entry.js";
 import { SEED } from "../../src/sandbox/index.js";
-import { movementTotals, taxLabel } from "../../src/warehouse-entry.js";
 import { connect } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
 import { allText, countOf, detailsOf, firstLine, movementsWithDocument, purchaseArgs } from "./helpers.js";

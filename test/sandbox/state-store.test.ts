@@ -17,11 +17,11 @@ import { open } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
 import { type SandboxHandle, type SandboxState, startSandbox } from "../../src/sandbox/index.js";
 import { createSeedState } from "../../src/sandbox/seed-state.js";
 import { applyOps, JournalWriter, trackMutations } from "../../src/sandbox/state-journal.js";
 import { journalPath, openStateStore } from "../../src/sandbox/state-store.js";
+import { createLogger } from "../../src/telemetry/logger.js";
 import { bearer, type Envelope, token } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sandbox-store-"));

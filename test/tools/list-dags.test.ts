@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
-import { loadConfig } from "../../src/config.js";
-import { IdempotencyStore } from "../../src/idempotency.js";
-import { createLogger } from "../../src/logger.js";
+import { loadConfig } from "../../src/config/config.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
-import type { ToolContext } from "../../src/tool.js";
+import { createLogger } from "../../src/telemetry/logger.js";
+import type { ToolContext } from "../../tools/define.js";
 import listDags, { ListDagsOutput } from "../../tools/list-dags.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { firstLine } from "../helpers/results.js";

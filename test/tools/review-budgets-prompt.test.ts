@@ -3,7 +3,7 @@
  * its message names answered by query_budgets against the sandbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import reviewBudgets from "../../src/prompts/review-budgets.js";
+import reviewBudgets from "../../src/mcp/prompts/review-budgets.js";
 import { QueryBudgetsOutput } from "../../tools/query-budgets.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";

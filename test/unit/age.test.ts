@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { daysSince, ranAgo } from "../../src/age.js";
+import { daysSince, ranAgo } from "../../src/domain/age.js";
 
 const now = new Date("2026-03-10T00:30:00Z");
 

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseCli } from "../../src/cli.js";
+import { VERSION } from "../../src/config/version.js";
 import { ConfigError } from "../../src/errors/api-error.js";
-import { VERSION } from "../../src/version.js";
+import { parseCli } from "../../src/main/cli.js";
 
 describe("parseCli", () => {
   it("defaults to stdio on the real upstream", () => {

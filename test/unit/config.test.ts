@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { configWarnings, KNOWN_VARIABLES, loadConfig } from "../../src/config.js";
+import { configWarnings, KNOWN_VARIABLES, loadConfig } from "../../src/config/config.js";
 import { ConfigError } from "../../src/errors/api-error.js";
 
 const oauthEnv = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toApiDate, toApiPeriod } from "../../src/dates.js";
+import { toApiDate, toApiPeriod } from "../../src/domain/dates.js";
 import { UserInputError } from "../../src/errors/api-error.js";
 
 describe("toApiDate", () => {

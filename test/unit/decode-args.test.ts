@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { decodeArgs } from "../../src/decode-args.js";
+import { decodeArgs } from "../../src/mcp/decode-args.js";
 import { AddTaskResourcesInput } from "../../tools/add-task-resources.js";
 import { CreateWarehouseEntryInput } from "../../tools/create-warehouse-entry.js";
 import { QueryBudgetsInput } from "../../tools/query-budgets.js";

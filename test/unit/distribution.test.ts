@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { FLAG_VARIABLES } from "../../src/cli.js";
-import { KNOWN_VARIABLES } from "../../src/config.js";
+import { KNOWN_VARIABLES } from "../../src/config/config.js";
+import { FLAG_VARIABLES } from "../../src/main/cli.js";
 
 const json = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 const pkg = json("package.json");

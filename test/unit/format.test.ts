@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, UserInputError } from "../../src/errors/api-error.js";
 import { formatError } from "../../src/errors/format.js";
-import { Secret } from "../../src/secret.js";
+import { Secret } from "../../src/errors/secret.js";
 
 describe("formatError", () => {
   it("lists every 422 index on one line with a hint", () => {

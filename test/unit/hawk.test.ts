@@ -8,8 +8,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { HawkStrategy, loadHawk, signHawk } from "../../src/auth/hawk.js";
 import type { AuthRequest } from "../../src/auth/types.js";
 import { parseBaseUrl } from "../../src/client/api-path.js";
-import type { HawkConfig } from "../../src/config.js";
-import { Secret } from "../../src/secret.js";
+import type { HawkConfig } from "../../src/config/config.js";
+import { Secret } from "../../src/errors/secret.js";
 
 const README_KEY = "werxhqb98rpaxn39848xrunpaw3489ruxnpa98w4rxn";
 const readme: HawkConfig = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/config.js";
 import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
-import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency.js";
-import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency-memory.js";
-import { ConfirmationPending } from "../../src/mcp.js";
+import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency/memory.js";
+import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency/store.js";
+import { ConfirmationPending } from "../../src/mcp/sdk.js";
 
 const HOUR = 3_600_000;
 const req = (n: number | string) => ({ method: "POST", path: "/api/x", body: { n } });

@@ -1,7 +1,7 @@
 /**
  * Cold start: the entry (src/bin.ts) loads only the Node.js version check and the heap
  * settings before the server;
- * the server's static import graph (src/index.ts and everything it imports without
+ * the server's static import graph (src/main/index.ts and everything it imports without
  * `import()`) must not load undici or hawk; they load in the background after the transport is
  * up (`clients.warm()`) or on the first call. Redis and the OpenTelemetry SDK load only when their
  * environment variables ask for them. Only `import type` and dynamic `import()` may name them.
@@ -33,15 +33,15 @@ describe("cold-start imports", () => {
     const graph = staticGraph(resolve(root, "src/bin.ts"));
     expect([...graph.keys()].map((f) => relative(root, f)).sort()).toEqual([
       "src/bin.ts",
-      "src/heap.ts",
-      "src/node-version.ts",
+      "src/main/heap.ts",
+      "src/main/node-version.ts",
     ]);
     // Both are pure: heap.ts imports node:v8 only.
-    expect(graph.get(resolve(root, "src/heap.ts"))).toEqual(["node:v8"]);
+    expect(graph.get(resolve(root, "src/main/heap.ts"))).toEqual(["node:v8"]);
   });
 
   it("the binary never statically imports undici or hawk", () => {
-    const graph = staticGraph(resolve(root, "src/index.ts"));
+    const graph = staticGraph(resolve(root, "src/main/index.ts"));
     const offending = [...graph].flatMap(([file, specs]) =>
       specs.filter((s) => /^(undici|hawk)(\/|$)/.test(s)).map((s) => `${file}: ${s}`),
     );
@@ -51,7 +51,7 @@ describe("cold-start imports", () => {
   });
 
   it("the binary never statically imports OpenTelemetry or Redis (loaded only when configured)", () => {
-    const graph = staticGraph(resolve(root, "src/index.ts"));
+    const graph = staticGraph(resolve(root, "src/main/index.ts"));
     const offending = [...graph].flatMap(([file, specs]) =>
       specs.filter((s) => /^(@redis\/|redis$|ioredis$|@opentelemetry\/)/.test(s)).map((s) => `${file}: ${s}`),
     );

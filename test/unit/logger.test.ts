@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, ERROR_CODES } from "../../src/errors/api-error.js";
-import { createLogger } from "../../src/logger.js";
-import { Secret } from "../../src/secret.js";
+import { Secret } from "../../src/errors/secret.js";
+import { createLogger } from "../../src/telemetry/logger.js";
 
 function collect(level: "error" | "warn" | "info" | "debug") {
   const lines: string[] = [];

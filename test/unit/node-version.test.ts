@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MIN_NODE, nodeVersionProblem } from "../../src/node-version.js";
+import { MIN_NODE, nodeVersionProblem } from "../../src/main/node-version.js";
 
 describe("nodeVersionProblem", () => {
   it.each(["20.19.0", "v20.19.0", "20.20.2", "22.0.0", "24.1.0-nightly2025"])("accepts %s", (version) => {

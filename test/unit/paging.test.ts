@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "../../src/client/types.js";
-import { collectPages } from "../../src/paging.js";
+import { collectPages } from "../../src/domain/paging.js";
 
 /** An in-memory list endpoint; `reportTotal` lets a test mimic deployments whose total is the page length. */
 function endpoint(count: number, reportTotal: (page: number[]) => number = () => count) {

@@ -7,8 +7,8 @@ import { ApiError } from "../../src/errors/api-error.js";
 import { formatError } from "../../src/errors/format.js";
 import { requestSummary } from "../../src/errors/normalize.js";
 import { redact, scrubText } from "../../src/errors/redact.js";
-import { createLogger } from "../../src/logger.js";
-import { MAX_RETIRED, RETIRE_GRACE_MS, Secret } from "../../src/secret.js";
+import { MAX_RETIRED, RETIRE_GRACE_MS, Secret } from "../../src/errors/secret.js";
+import { createLogger } from "../../src/telemetry/logger.js";
 
 const TOKEN = "AT/x+y=Zq9:tok en~\u00e9-7Hk2";
 const CLIENT_SECRET = "cs_live/Wq+3 s3cr3t";

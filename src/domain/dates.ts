@@ -3,7 +3,7 @@
  * upstream-notes "Dates"). The API offset has hours only: an offset with minutes
  * (+05:30) is converted to UTC; no offset, or a plain date, is read as UTC.
  */
-import { UserInputError } from "./errors/api-error.js";
+import { UserInputError } from "../errors/api-error.js";
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME =

@@ -1,6 +1,6 @@
 /**
  * Idempotency records in Redis, shared by every replica and kept across restarts (interface.md §7).
- * It is an `IdempotencyBackend` (src/idempotency.ts): `IdempotencyStore.run` holds Stripe's rules, this
+ * It is an `IdempotencyBackend` (src/idempotency/store.ts): `IdempotencyStore.run` holds Stripe's rules, this
  * module only keeps records. Loaded by dynamic import only when REDIS_URL is set.
  * Record: `mcp:idem:<tenant>:<tool>:<key>` → `<claim id> <JSON>`, claimed with an atomic SET NX PX.
  * IMPORTANT: every command fails fast when Redis is away (no offline queue, short timeouts); a claim
@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
+import type { Logger } from "../telemetry/logger.js";
 import type {
   ClaimResult,
   IdempotencyBackend,
@@ -15,8 +16,7 @@ import type {
   StoredOutcome,
   StoreLimits,
   StoreStats,
-} from "../idempotency.js";
-import type { Logger } from "../logger.js";
+} from "./types.js";
 
 export interface RedisIdempotencyOptions {
   /** `REDIS_URL`, e.g. `redis://127.0.0.1:6379/0`. Never logged: it may hold a password. */

@@ -33,6 +33,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { BeforeSendSignal } from "../errors/api-error.js";
 
 export type { CallToolResult, GetPromptResult, JSONRPCMessage };
 export type ToolListing = Tool;
@@ -66,7 +67,7 @@ export interface CallContext {
  * A control-flow signal from CallContext to this module, through the tool wrapper (which lets it
  * pass: it is not a tool failure). Nothing has been written when one is thrown.
  */
-export class ProtocolSignal extends Error {}
+export class ProtocolSignal extends BeforeSendSignal {}
 
 /**
  * Thrown by CallContext.confirm when the approval must be asked first: the call ends with an
@@ -377,7 +378,7 @@ function callContext(server: Server, ctx: ServerContext, tool: string, args: unk
 // ---------------------------------------------------------------------------------------------
 // stdio
 
-/** The transport shape serveStdio drives; src/transports/stdio.ts implements it over stdin/stdout. */
+/** The transport shape serveStdio drives; src/mcp/transports/stdio.ts implements it over stdin/stdout. */
 export interface Wire {
   start(): Promise<void>;
   send(message: JSONRPCMessage): Promise<void>;

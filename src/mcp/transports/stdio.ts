@@ -6,8 +6,8 @@
  * stdin/stdout ends serving, with an error the caller turns into a non-zero exit.
  */
 import type { Readable, Writable } from "node:stream";
-import type { Logger } from "../logger.js";
-import { type JSONRPCMessage, type ProtocolServer, parseMessage, serveStdioWire, type Wire } from "../mcp.js";
+import type { Logger } from "../../telemetry/logger.js";
+import { type JSONRPCMessage, type ProtocolServer, parseMessage, serveStdioWire, type Wire } from "../sdk.js";
 
 /** Default cap on one stdio message (the SDK's own read-buffer default). */
 export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;

@@ -3,7 +3,7 @@
  * concurrency, in order, capped by `maxRecords`, with progress. Nothing is cut silently: the
  * result says how many records were left out.
  */
-import type { Page } from "./client/types.js";
+import type { Page } from "../client/types.js";
 
 /** The API's page-size maximum (api-spec §8). */
 export const MAX_PAGE_SIZE = 100;

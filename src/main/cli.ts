@@ -1,11 +1,11 @@
 /**
  * argv (and the flag variables MMS_SANDBOX, MMS_READ_ONLY, MMS_CONFIRM_WRITES) → what to run
- * (interface.md §1). Pure: returns a plan or throws ConfigError naming the flag; `src/index.ts`
+ * (interface.md §1). Pure: returns a plan or throws ConfigError naming the flag; `src/main/index.ts`
  * prints it and exits 2. A flag on the command line wins over its variable.
  */
 import { parseArgs } from "node:util";
-import { ConfigError, type ConfigProblem } from "./errors/api-error.js";
-import { closest } from "./suggest.js";
+import { closest } from "../config/suggest.js";
+import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
 
 export type CliPlan =
   | { command: "help" }
@@ -21,6 +21,9 @@ export type CliPlan =
       tools: string[] | undefined;
       confirmWrites: boolean;
     };
+
+/** What a `maintenance-mcp [--http]` start serves. */
+export type ServePlan = Extract<CliPlan, { command: "serve" }>;
 
 export const USAGE = `maintenance-mcp: MCP server for a maintenance-management (CMMS) API
 

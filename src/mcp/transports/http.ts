@@ -9,9 +9,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "../logger.js";
-import { createHttpEndpoint, type ProtocolServer } from "../mcp.js";
-import type { Secret } from "../secret.js";
+import type { Secret } from "../../errors/secret.js";
+import type { Logger } from "../../telemetry/logger.js";
+import { createHttpEndpoint, type ProtocolServer } from "../sdk.js";
 
 export interface HttpOptions {
   host: string;

@@ -5,9 +5,8 @@
  * `JSON.stringify(config)` can show them.
  */
 import { z } from "zod";
-import { ConfigError, type ConfigProblem } from "./errors/api-error.js";
-import { LOG_LEVELS, type LogLevel } from "./logger.js";
-import { Secret } from "./secret.js";
+import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
+import { Secret } from "../errors/secret.js";
 import { closest } from "./suggest.js";
 
 /** The upstream settings of interface.md §2: also what a tenant's `upstream` takes (src/hosting/tenants.ts). */
@@ -27,13 +26,17 @@ export const UPSTREAM_VARIABLES = [
   "MMS_MAX_RETRIES",
 ] as const;
 
-/** Every MMS_* variable the server reads (the flag variables are read by src/cli.ts). */
+/** Every MMS_* variable the server reads (the flag variables are read by src/main/cli.ts). */
 export const KNOWN_VARIABLES = [
   ...UPSTREAM_VARIABLES,
   "MMS_SANDBOX",
   "MMS_READ_ONLY",
   "MMS_CONFIRM_WRITES",
 ] as const;
+
+/** LOG_LEVEL's values, most severe first (src/telemetry/logger.ts ranks them). */
+export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** `${user_config.x}` left as is: some MCP hosts keep the placeholder of an optional setting left empty. */
 const PLACEHOLDER = /^\$\{[^}]*\}$/;

@@ -3,8 +3,8 @@
  * the API would otherwise answer after a round trip (items needed, serial count, unit cost),
  * and the reading of a returned movement's totals and taxes.
  */
-import type { MovementDetail, WarehouseEntryBody } from "./client/types.js";
-import { type IndexedError, UserInputError } from "./errors/api-error.js";
+import type { MovementDetail, WarehouseEntryBody } from "../client/types.js";
+import { type IndexedError, UserInputError } from "../errors/api-error.js";
 import { plainDecimal } from "./plain-decimal.js";
 
 export interface EntryInput {
@@ -71,7 +71,7 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
     note: input.note,
     items: input.items?.map((i) => ({
       code: i.code,
-      // api-spec §4.3: qty is text; a plain decimal, never "1e-7" (bounds: src/plain-decimal.ts).
+      // api-spec §4.3: qty is text; a plain decimal, never "1e-7" (bounds: src/domain/plain-decimal.ts).
       qty: plainDecimal(i.qty),
       unit_cost: i.unit_cost,
       tax_name: i.tax_name,

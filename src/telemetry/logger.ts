@@ -3,10 +3,10 @@
  * stdio transport). Every record passes through `redact()`, so a secret cannot be logged even
  * when a caller passes it by mistake.
  */
-import { redact } from "./errors/redact.js";
+import type { LogLevel } from "../config/config.js";
+import { redact } from "../errors/redact.js";
 
-export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type { LogLevel };
 
 export type LogFields = Record<string, unknown>;
 

@@ -11,7 +11,7 @@ import type {
   StoredOutcome,
   StoreLimits,
   StoreStats,
-} from "./idempotency.js";
+} from "./types.js";
 
 export interface MemoryBackendOptions {
   /** How long an outcome is kept after it is known (MCP_IDEMPOTENCY_TTL_SECONDS). Default 24 h. */

@@ -4,69 +4,23 @@
  * call is still running is answered "in progress, retry later" and never causes a second write.
  * Keys live in a namespace (one per tenant) and a scope (the tool).
  * `IdempotencyStore.run` holds the semantics; an `IdempotencyBackend` only keeps records (the
- * in-memory one in idempotency-memory.ts; a shared one such as Redis implements the same interface).
+ * in-memory one in memory.ts, the shared one in redis.ts; both implement types.ts).
  * IMPORTANT: a key is released only when the call provably wrote nothing (refused before sending,
  * refused by the API, or never sent); any other failure is kept as "outcome unknown" so that a
  * retry cannot create a second entry.
  */
 import { createHash } from "node:crypto";
-import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "./errors/api-error.js";
-import { scrubText } from "./errors/redact.js";
-import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./idempotency-memory.js";
-import { type Logger, silentLogger } from "./logger.js";
-import { ProtocolSignal } from "./mcp.js";
-
-/** What is kept of a finished call: its result (ok) or its ambiguous failure, as JSON. */
-export interface StoredOutcome {
-  ok: boolean;
-  /** The result or the failure as JSON; "" when it exceeded maxResultBytes and only `summary` was kept. */
-  json: string;
-  /** One line naming what was written, kept in place of an oversized result. */
-  summary?: string | undefined;
-}
-
-export interface IdempotencyRecord {
-  /** SHA-256 (hex) of the canonical request: the only trace of the request that is kept. */
-  requestHash: string;
-  /** Undefined while the first call runs. */
-  outcome: StoredOutcome | undefined;
-  /** Wall-clock ms when the record is forgotten (TTL after the outcome). */
-  expiresAt: number;
-}
-
-export type ClaimResult =
-  /** The caller owns the key: write, then complete() or release(). */
-  | { status: "claimed" }
-  | { status: "done"; outcome: StoredOutcome; expiresAt: number }
-  | { status: "in_progress" }
-  /** The key is held for another request. */
-  | { status: "mismatch" }
-  /** A bound would be exceeded: nothing may be written under this key now. */
-  | { status: "full"; retryAt: number | undefined };
-
-export interface StoreLimits {
-  ttlMs: number;
-  maxKeys: number;
-  maxBytes: number;
-  maxResultBytes: number;
-}
-
-export interface StoreStats extends StoreLimits {
-  keys: number;
-  bytes: number;
-  inProgress: number;
-}
-
-/** Where records live. `id` already carries namespace, scope and key. */
-export interface IdempotencyBackend {
-  readonly limits: StoreLimits;
-  claim(id: string, requestHash: string): Promise<ClaimResult>;
-  complete(id: string, outcome: StoredOutcome): Promise<void>;
-  /** Forget a claimed key whose call provably wrote nothing. */
-  release(id: string): Promise<void>;
-  lookup(id: string): Promise<IdempotencyRecord | undefined>;
-  stats(): StoreStats;
-}
+import {
+  ApiError,
+  BeforeSendSignal,
+  ERROR_CODES,
+  NotConfirmedError,
+  UserInputError,
+} from "../errors/api-error.js";
+import { scrubText } from "../errors/redact.js";
+import { type Logger, silentLogger } from "../telemetry/logger.js";
+import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./memory.js";
+import type { ClaimResult, IdempotencyBackend, StoredOutcome, StoreStats } from "./types.js";
 
 export interface IdempotencyOptions extends MemoryBackendOptions {
   /** Default: a MemoryIdempotencyBackend built from the other options. */
@@ -94,11 +48,11 @@ const UNANSWERED = new Set<string>([ERROR_CODES.NETWORK, ERROR_CODES.TIMEOUT, ER
  * the token endpoint (`details.endpoint: "token"`) happened before the write was sent.
  */
 export function provablyNotWritten(error: unknown): boolean {
-  // A ProtocolSignal (a confirmation round under --confirm-writes) is thrown before anything is sent.
+  // A BeforeSendSignal (a confirmation round under --confirm-writes) is thrown before anything is sent.
   if (
     error instanceof UserInputError ||
     error instanceof NotConfirmedError ||
-    error instanceof ProtocolSignal
+    error instanceof BeforeSendSignal
   )
     return true;
   if (!(error instanceof ApiError)) return false;

@@ -1,12 +1,12 @@
 /**
  * The shape of a tool: one file in tools/ default-exports `defineTool({...})`. Handlers get
  * validated input and a ToolContext, speak only the domain (no HTTP, no MCP), and return a
- * plain object matching `outputSchema`. `src/server.ts` does everything else.
+ * plain object matching `outputSchema`. `src/mcp/server.ts` does everything else.
  */
 import type { z } from "zod";
-import type { HubApi, MaintenanceApi } from "./client/types.js";
-import type { IdempotencyStore } from "./idempotency.js";
-import type { Logger } from "./logger.js";
+import type { HubApi, MaintenanceApi } from "../src/client/types.js";
+import type { IdempotencyStore } from "../src/idempotency/store.js";
+import type { Logger } from "../src/telemetry/logger.js";
 
 /** All four MCP hints, required: the protocol defaults (destructiveHint true) are wrong for us. */
 export interface ToolAnnotations {

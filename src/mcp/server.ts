@@ -5,14 +5,17 @@
  * and JSON details, never a protocol error and never a credential (STYLE rules 6, 9).
  */
 import { z } from "zod";
-import { ALL_TOOLS } from "../tools/index.js";
-import type { Clients } from "./client/types.js";
+import type { AnyTool, ToolContext } from "../../tools/define.js";
+import { ALL_TOOLS } from "../../tools/index.js";
+import type { Clients } from "../client/types.js";
+import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
+import { formatError } from "../errors/format.js";
+import { redact } from "../errors/redact.js";
+import type { IdempotencyStore } from "../idempotency/store.js";
+import { toolCallSpan } from "../telemetry/hooks.js";
+import type { Logger } from "../telemetry/logger.js";
 import { decodeArgs } from "./decode-args.js";
-import { ApiError, NotConfirmedError, UserInputError } from "./errors/api-error.js";
-import { formatError } from "./errors/format.js";
-import { redact } from "./errors/redact.js";
-import type { IdempotencyStore } from "./idempotency.js";
-import type { Logger } from "./logger.js";
+import { ALL_PROMPTS } from "./prompts/index.js";
 import {
   type CallContext,
   type CallToolResult,
@@ -22,10 +25,7 @@ import {
   ProtocolSignal,
   type StateSigner,
   type ToolListing,
-} from "./mcp.js";
-import { ALL_PROMPTS } from "./prompts/index.js";
-import { toolCallSpan } from "./telemetry/hooks.js";
-import type { AnyTool, ToolContext } from "./tool.js";
+} from "./sdk.js";
 
 export interface ServerDeps {
   clients: Clients;

@@ -1,0 +1,82 @@
+/**
+ * The second step of serve(): from the settings, everything a transport needs. The confirmation
+ * signer, tracing (when an OTLP endpoint is set), the idempotency backend (memory, or Redis), and
+ * the server set (one server per tenant, each with its own upstream clients). Each thing it starts
+ * is added to `open`, so the caller closes it at shutdown or when a later step refuses the start.
+ */
+
+import type { AnyTool } from "../../tools/define.js";
+import type { Config, Env } from "../config/config.js";
+import { ConfigError } from "../errors/api-error.js";
+import { createServerSet, idempotencyBackend, type ServerSet } from "../hosting/servers.js";
+import type { Tenant } from "../hosting/tenants.js";
+import { createStateSigner, type StateSigner } from "../mcp/sdk.js";
+import type { Logger } from "../telemetry/logger.js";
+import type { ServePlan } from "./cli.js";
+import { type OpenResources, StartRefused } from "./exit.js";
+import type { HostingSettings } from "./settings.js";
+
+export interface Served {
+  serverSet: ServerSet;
+  /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
+  stopping: AbortController;
+}
+
+export async function buildServers(
+  plan: ServePlan,
+  env: Env,
+  settings: { config: Config; tenants: Tenant[] | undefined; tools: AnyTool[]; hosting: HostingSettings },
+  logger: Logger,
+  open: OpenResources,
+): Promise<Served> {
+  const signer = stateSigner(env);
+  await startTracing(env, settings.hosting, logger, open);
+  const backend = await idempotencyBackend(
+    settings.hosting.redisUrl,
+    (settings.config.idempotencyTtlSeconds ?? 86_400) * 1000,
+    logger,
+  );
+  if (backend.close) open.add(() => backend.close!());
+  const stopping = new AbortController();
+  const serverSet = createServerSet({
+    config: settings.config,
+    tenants: settings.tenants,
+    tools: settings.tools,
+    sandbox: plan.sandbox,
+    confirmWrites: plan.confirmWrites,
+    logger,
+    backend,
+    signer,
+    stopping: stopping.signal,
+  });
+  open.add(() => serverSet.clients.close());
+  return { serverSet, stopping };
+}
+
+/** MCP_STATE_SECRET: replicas behind one load balancer must verify each other's confirmation state. */
+function stateSigner(env: Env): StateSigner {
+  try {
+    return createStateSigner(env.MCP_STATE_SECRET || undefined);
+  } catch (error) {
+    throw new StartRefused(`MCP_STATE_SECRET: ${(error as Error).message} (e.g. openssl rand -base64 48)`);
+  }
+}
+
+/** The OpenTelemetry SDK loads only when an endpoint is set: a start without tracing imports none of it. */
+async function startTracing(
+  env: Env,
+  hosting: HostingSettings,
+  logger: Logger,
+  open: OpenResources,
+): Promise<void> {
+  if (!hosting.tracing) return;
+  try {
+    const tracing = await (await import("../telemetry/start.js")).startTracing(env, logger);
+    if (tracing === undefined) return;
+    open.add(() => tracing.shutdown());
+    (await import("../telemetry/hooks.js")).installTracing(await import("../telemetry/spans.js"));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartRefused(error.message);
+    throw error;
+  }
+}

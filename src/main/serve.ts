@@ -1,0 +1,68 @@
+/**
+ * serve(): the server a `maintenance-mcp [--http]` start runs, in four steps a reader can follow:
+ * settings from argv and the environment (settings.ts), clients and servers (build.ts), one
+ * transport until a signal or the end of stdin, then drain (run.ts). A step that refuses the start
+ * throws StartRefused (or ConfigError); what was started is closed and the one line is printed.
+ */
+import { type Config, configWarnings, type Env, LOG_LEVELS, type LogLevel } from "../config/config.js";
+import { ConfigError } from "../errors/api-error.js";
+import type { Tenant } from "../hosting/tenants.js";
+import { createLogger } from "../telemetry/logger.js";
+import { buildServers } from "./build.js";
+import type { ServePlan } from "./cli.js";
+import { fail, OpenResources, StartRefused } from "./exit.js";
+import { runHttp, runStdio } from "./run.js";
+import {
+  hostingSettings,
+  loadServeConfig,
+  requireTokenOffLoopback,
+  toolsToServe,
+  upstreamEnv,
+} from "./settings.js";
+
+export async function serve(plan: ServePlan, env: Env): Promise<number> {
+  const logger = createLogger({ level: logLevel(env) });
+  for (const warning of configWarnings(env)) logger.warn(warning);
+  const open = new OpenResources();
+  try {
+    const effectiveEnv = await upstreamEnv(plan, env, logger, open);
+    // The HTTP transport (node:http, node:crypto) loads only when used: stdio start-up stays lean.
+    const http = plan.http ? await import("../mcp/transports/http.js") : undefined;
+    const hosting = hostingSettings(env, plan, logger);
+    const { config, tenants } = await upstreamConfig(plan, env, effectiveEnv, hosting.tenantsFile, http);
+    const tools = toolsToServe(plan, config, tenants, logger);
+    const served = await buildServers(plan, env, { config, tenants, tools, hosting }, logger, open);
+    if (http === undefined) return await runStdio(served, logger, open);
+    return await runHttp(http, plan, { httpToken: config.httpToken, tenants }, served, logger, open);
+  } catch (error) {
+    await open.closeAll();
+    if (error instanceof StartRefused) return fail(error.message);
+    throw error;
+  }
+}
+
+/** LOG_LEVEL when valid, else info (loadConfig reports a bad value; the logger is needed before it runs). */
+function logLevel(env: Env): LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL ?? "")
+    ? (env.LOG_LEVEL as LogLevel)
+    : "info";
+}
+
+/** The upstream configuration, or StartRefused with every problem and where the settings are documented. */
+async function upstreamConfig(
+  plan: ServePlan,
+  env: Env,
+  effectiveEnv: Env,
+  tenantsFile: string | undefined,
+  http: { isLoopbackHost(host: string): boolean } | undefined,
+): Promise<{ config: Config; tenants: Tenant[] | undefined }> {
+  try {
+    const { config, tenants } = await loadServeConfig(env, effectiveEnv, tenantsFile);
+    if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost);
+    return { config, tenants };
+  } catch (error) {
+    if (error instanceof ConfigError)
+      throw new StartRefused(`${error.message}\nSee README, "Configuration".`);
+    throw error;
+  }
+}
