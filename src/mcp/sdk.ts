@@ -212,7 +212,13 @@ export function createProtocolServer(
     cacheHints: {
       "tools/list": cacheable,
       ...(prompts ? { "prompts/list": cacheable } : {}),
-      ...(resources ? { "resources/list": cacheable, "resources/read": cacheable } : {}),
+      ...(resources
+        ? {
+            "resources/list": cacheable,
+            "resources/templates/list": cacheable,
+            "resources/read": cacheable,
+          }
+        : {}),
     },
     requestState: { verify: options.signer.codec.verify },
   });

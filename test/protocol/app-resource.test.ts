@@ -143,14 +143,15 @@ describe("the view's resource", () => {
     expect(body?.error).toMatchObject({ code: -32602, data: { uri: "ui://maintenance-mcp/nope" } });
   });
 
-  it("is cacheable like tools/list on 2026-07-28", async () => {
-    const { body } = await raw2026<{ result: { ttlMs: number; cacheScope: string; contents: unknown[] } }>(
-      http.url,
-      "resources/read",
-      { uri: URI },
-    );
-    expect(body?.result).toMatchObject({ ttlMs: 300_000, cacheScope: "public" });
-    expect(body?.result.contents).toHaveLength(1);
+  it("is cacheable like tools/list on 2026-07-28: list, templates and read", async () => {
+    for (const [method, params] of [
+      ["resources/list", {}],
+      ["resources/templates/list", {}],
+      ["resources/read", { uri: URI }],
+    ] as const) {
+      const { body } = await raw2026<{ result: Record<string, unknown> }>(http.url, method, params);
+      expect(body?.result, method).toMatchObject({ ttlMs: 300_000, cacheScope: "public" });
+    }
   });
 
   it("is not offered by a server without query_budgets (no resources capability)", async () => {
