@@ -5,8 +5,6 @@
  * `resources/read`, never at start (the stdio start path stays lean) and never imports src/ui/
  * (browser code). Hosts without the extension ignore all of it.
  */
-import { readFile } from "node:fs/promises";
-
 export interface AppView {
   uri: string;
   /** resources/list `name` (programmatic) and `title` (for people). */
@@ -49,6 +47,8 @@ export class ViewNotBuilt extends Error {
 
 /** The view's HTML, read from the build's output. */
 export async function readView(view: AppView): Promise<string> {
+  // Loaded here, not at start: the stdio start path loads node:fs/promises only when a host asks.
+  const { readFile } = await import("node:fs/promises");
   for (const place of PLACES) {
     try {
       return await readFile(new URL(`${place}${view.file}`, import.meta.url), "utf8");
