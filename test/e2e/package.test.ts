@@ -52,7 +52,7 @@ async function listToolsOf(command: string, args: string[]): Promise<string[]> {
 }
 
 describe("the npm package", () => {
-  it("holds what a user runs and reads: the bundled binary, docs, no source maps, no tests", () => {
+  it("holds what a user runs and reads: the bundled binary, docs, client files, no source maps, no tests", () => {
     const { files } = packed;
     expect(files).toContain("dist/bin/maintenance-mcp.js");
     expect(files).toContain("dist/bin/third-party-licenses.txt");
@@ -62,7 +62,19 @@ describe("the npm package", () => {
     expect(files.filter((f) => /^(src|test|tools|scripts|bench\/run)/.test(f) || f.endsWith(".ts"))).toEqual(
       [],
     );
-    for (const f of ["README.md", "CHANGELOG.md", "LICENSE", "mcp.json", "server.json", "docs/client.md"]) {
+    for (const f of [
+      "README.md",
+      "CONTRIBUTING.md",
+      "CHANGELOG.md",
+      "LICENSE",
+      "mcp.json",
+      "server.json",
+      "docs/configuration.md",
+      "examples/clients/claude_desktop_config.json",
+      "examples/clients/claude-code.mcp.json",
+      "examples/clients/vscode.mcp.json",
+      "examples/clients/cursor.mcp.json",
+    ]) {
       expect(files).toContain(f);
     }
     // Every relative link of the README and docs/ resolves inside the package.
