@@ -278,7 +278,7 @@ describe("the budget-review view", () => {
   });
 });
 
-describe("the view against a failing upstream", () => {
+describe("the view against a hostile or failing upstream", () => {
   let sb: SandboxHandle;
   let direct: McpServer;
   beforeAll(async () => {
@@ -288,6 +288,30 @@ describe("the view against a failing upstream", () => {
   afterAll(async () => {
     await direct?.close();
     await sb?.close();
+  });
+
+  it("shows upstream text as text: markup in a name is neither parsed nor fetched", async () => {
+    const hostile = '<img src="https://attacker.example/x.png" onerror="parent.postMessage(1,\'*\')"><b>Acme</b>';
+    const saved = sb.state.budgets.map((b) => [b.record.third_parties_name, b.record.costs_center_description]);
+    for (const b of sb.state.budgets) {
+      b.record.third_parties_name = hostile;
+      b.record.costs_center_description = hostile;
+    }
+    try {
+      const list = await open({ currency: "USD", sort: "total_desc", limit: 3 }, { on: direct });
+      const cells = await list.hosted.view.locator("table.records tbody tr td:nth-child(3)").allTextContents();
+      expect(cells).toEqual([hostile, hostile, hostile]);
+      const chart = await open({ group_by: ["cost_center"] }, { on: direct });
+      expect(await read(chart.hosted.view.locator("table.chart tbody th").first())).toBe(hostile);
+      for (const { hosted } of [list, chart]) {
+        expect(await hosted.view.locator("img, b").count()).toBe(0);
+        expectClean(hosted);
+      }
+    } finally {
+      sb.state.budgets.forEach((b, i) => {
+        [b.record.third_parties_name, b.record.costs_center_description] = saved[i]!;
+      });
+    }
   });
 
   it("shows a failed call's error text, as the server wrote it for the agent", async () => {
