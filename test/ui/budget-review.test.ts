@@ -291,15 +291,21 @@ describe("the view against a hostile or failing upstream", () => {
   });
 
   it("shows upstream text as text: markup in a name is neither parsed nor fetched", async () => {
-    const hostile = '<img src="https://attacker.example/x.png" onerror="parent.postMessage(1,\'*\')"><b>Acme</b>';
-    const saved = sb.state.budgets.map((b) => [b.record.third_parties_name, b.record.costs_center_description]);
+    const hostile =
+      '<img src="https://attacker.example/x.png" onerror="parent.postMessage(1,\'*\')"><b>Acme</b>';
+    const saved = sb.state.budgets.map((b) => [
+      b.record.third_parties_name,
+      b.record.costs_center_description,
+    ]);
     for (const b of sb.state.budgets) {
       b.record.third_parties_name = hostile;
       b.record.costs_center_description = hostile;
     }
     try {
       const list = await open({ currency: "USD", sort: "total_desc", limit: 3 }, { on: direct });
-      const cells = await list.hosted.view.locator("table.records tbody tr td:nth-child(3)").allTextContents();
+      const cells = await list.hosted.view
+        .locator("table.records tbody tr td:nth-child(3)")
+        .allTextContents();
       expect(cells).toEqual([hostile, hostile, hostile]);
       const chart = await open({ group_by: ["cost_center"] }, { on: direct });
       expect(await read(chart.hosted.view.locator("table.chart tbody th").first())).toBe(hostile);
