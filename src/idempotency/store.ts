@@ -18,6 +18,7 @@ import {
   UserInputError,
 } from "../errors/api-error.js";
 import { scrubText } from "../errors/redact.js";
+import type { SecretScope } from "../errors/secret.js";
 import { type Logger, silentLogger } from "../telemetry/logger.js";
 import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./memory.js";
 import type { ClaimResult, IdempotencyBackend, StoredOutcome, StoreStats } from "./types.js";
@@ -28,6 +29,8 @@ export interface IdempotencyOptions extends MemoryBackendOptions {
   /** Tenant namespace; keys of two namespaces never meet. Default "default". */
   namespace?: string;
   logger?: Logger;
+  /** The tenant's secrets, that a kept failure is scrubbed with (default: every secret of the process). */
+  secrets?: SecretScope;
 }
 
 /** Failures that are the API's answer refusing the request: nothing was written. */
@@ -87,12 +90,14 @@ export class IdempotencyStore {
   readonly backend: IdempotencyBackend;
   readonly #namespace: string;
   readonly #logger: Logger;
+  readonly #secrets: SecretScope | undefined;
   #warnedFull = false;
 
   constructor(options: IdempotencyOptions = {}) {
     this.backend = options.backend ?? new MemoryIdempotencyBackend(options);
     this.#namespace = options.namespace ?? "default";
     this.#logger = options.logger ?? silentLogger;
+    this.#secrets = options.secrets;
   }
 
   /**
@@ -152,7 +157,7 @@ export class IdempotencyStore {
       value = await write();
     } catch (error) {
       if (provablyNotWritten(error)) await this.backend.release(id);
-      else await this.backend.complete(id, { ok: false, json: failureJson(error) });
+      else await this.backend.complete(id, { ok: false, json: failureJson(error, this.#secrets) });
       throw error;
     }
     const json = JSON.stringify(value) ?? "null";
@@ -189,18 +194,18 @@ export class IdempotencyStore {
 }
 
 /** The kept part of an ambiguous failure, scrubbed now (a token may be forgotten before the replay). */
-function failureJson(error: unknown): string {
+function failureJson(error: unknown, secrets: SecretScope | undefined): string {
   if (!(error instanceof ApiError)) {
     const name = error instanceof Error ? error.name : typeof error;
-    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name)}` });
+    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name, secrets)}` });
   }
   const kept = {
     code: error.code,
     status: error.status,
-    message: scrubText(error.message),
+    message: scrubText(error.message, secrets),
     request: error.request,
   };
-  const details = scrubText(JSON.stringify(error.details ?? null));
+  const details = scrubText(JSON.stringify(error.details ?? null), secrets);
   return JSON.stringify(details.length <= 4096 ? { ...kept, details: JSON.parse(details) as unknown } : kept);
 }
 
