@@ -197,22 +197,27 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
         if (!entry) return undefined;
         // One server span per call (a no-op unless tracing is on); a confirmation round is not a failure.
         let signal: ProtocolSignal | undefined;
-        const result = await toolCallSpan(name, { tenant: deps.tenant, ...call.trace }, async (span) => {
-          try {
-            const out = await untilStopping(
-              runTool(entry, args, call, deps, options),
-              entry.tool,
-              deps.stopping,
-              deps.secrets ?? PROCESS_SECRETS,
-            );
-            if (out.isError) span.fail("tool_error");
-            return out;
-          } catch (error) {
-            if (!(error instanceof ProtocolSignal)) throw error;
-            signal = error;
-            return undefined;
-          }
-        });
+        const write = !entry.tool.annotations.readOnlyHint;
+        const result = await toolCallSpan(
+          name,
+          { tenant: deps.tenant, write, ...call.trace },
+          async (span) => {
+            try {
+              const out = await untilStopping(
+                runTool(entry, args, call, deps, options),
+                entry.tool,
+                deps.stopping,
+                deps.secrets ?? PROCESS_SECRETS,
+              );
+              if (out.isError) span.fail("tool_error");
+              return out;
+            } catch (error) {
+              if (!(error instanceof ProtocolSignal)) throw error;
+              signal = error;
+              return undefined;
+            }
+          },
+        );
         if (signal) throw signal;
         return result;
       },
