@@ -82,6 +82,8 @@ export interface Config {
    * tenant has its own; without it the process's scope is used.
    */
   secrets?: SecretScope | undefined;
+  /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
+  redisTimeoutMs?: number | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -244,6 +246,7 @@ export function loadConfig(env: Env): Config {
   const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
+  const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -280,5 +283,6 @@ export function loadConfig(env: Env): Config {
     idempotencyTtlSeconds,
     tenantMaxInFlight,
     secrets,
+    redisTimeoutMs,
   };
 }

@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { idempotencyBackends } from "../../src/hosting/idempotency.js";
 import { createServerSet } from "../../src/hosting/servers.js";
 import { loadTenants, resolveTenant, tokenSha256 } from "../../src/hosting/tenants.js";
-import { MemoryIdempotencyBackend } from "../../src/idempotency/memory.js";
 import { createStateSigner } from "../../src/mcp/sdk.js";
 import { selectTools } from "../../src/mcp/server.js";
 import { type HttpOptions, startHttp } from "../../src/mcp/transports/http.js";
@@ -65,6 +65,13 @@ export async function startTenantsServer(
   const tenants = loadTenants(file, { N_SECRET: TENANT_SECRETS.north, S_SECRET: TENANT_SECRETS.south });
   const logger = options.logger ?? createLogger({ level: "error", sink: () => {} });
   const stopping = new AbortController();
+  const backends = await idempotencyBackends({
+    redisUrl: undefined,
+    ttlMs: 60_000,
+    redisTimeoutMs: 1_000,
+    tenants: tenants.map((t) => t.name),
+    logger,
+  });
   const serverSet = createServerSet({
     config: tenants[0]!.config,
     tenants,
@@ -72,7 +79,7 @@ export async function startTenantsServer(
     sandbox: false,
     confirmWrites: options.confirmWrites ?? false,
     logger,
-    backend: new MemoryIdempotencyBackend({}),
+    backends,
     signer: createStateSigner(),
     stopping: stopping.signal,
   });
