@@ -75,6 +75,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       signer: options.signer,
       stopping: options.stopping,
       warmOnList: true,
+      budgetDiscount: config.budgetDiscount,
     };
     return { clients, make: () => createServer(deps, { tools, confirmWrites: options.confirmWrites }) };
   };
