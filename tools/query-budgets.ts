@@ -34,7 +34,7 @@ export const QueryBudgetsInput = z.strictObject({
   status: z.literal(["pending", "approved", "rejected", "cancelled", 1, 2, 3]).optional(),
   wo_folio: text(100).optional(),
   since: isoDate(
-    'ISO 8601 date/time (UTC if no offset), a duration back from now (P90D, P3M, PT12H) or "all"; default P30D.',
+    'ISO 8601 (UTC if no offset), a duration back from now (P90D, PT12H) or "all"; default P30D.',
   ),
   until: isoDate('ISO 8601 or "now" (default).'),
   type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date."),
@@ -49,9 +49,7 @@ export const QueryBudgetsInput = z.strictObject({
   amount: z
     .enum(["items", "net"])
     .optional()
-    .describe(
-      "What bounds, sort and group_by use: items (default) or net (after discount; needs MMS_BUDGET_DISCOUNT).",
-    ),
+    .describe("For bounds, sort, group_by; net: after discount (needs MMS_BUDGET_DISCOUNT)."),
   sort: z.enum(["total_desc", "total_asc", "date_desc", "date_asc"]).optional(),
   group_by: z.array(z.enum(GROUPS)).optional(),
   start,
@@ -63,7 +61,7 @@ export const QueryBudgetsInput = z.strictObject({
     .min(1)
     .max(MAX_REVIEW)
     .optional()
-    .describe("Cap on budgets read (default 1000; 10000 for lists, 100000 with group_by)."),
+    .describe("Default 1000; over 10000 needs group_by."),
   view: z.enum(["compact", "detail", "full"]).optional(),
 });
 

@@ -117,6 +117,7 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
     limit: input.limit ?? deps.defaultLimit,
     all: input.all ?? false,
     maxRecords,
+    probeWhenFull: true,
     // all=true: read no further than one result can carry (the rest is reachable from next_start).
     fitsAfterFirstPage: (page) =>
       fitEstimate(

@@ -5,7 +5,7 @@
  * record, so memory stays flat however many budgets stream through; amounts stay exact (BigInt).
  */
 import { daysSince } from "./age.js";
-import { type AmountKind, amountOf, cmp, type GroupKey, type Sort } from "./budget-review.js";
+import { type AmountKind, cmp, type GroupKey, type Sort } from "./budget-review.js";
 import { day, type PricedBudget } from "./budget-view.js";
 import { labelOf, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, type Exact, toNumber } from "./money.js";

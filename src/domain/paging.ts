@@ -31,6 +31,12 @@ export interface CollectOptions<T = unknown> {
    * cut to fit the host does not read pages only to drop them.
    */
   fitsAfterFirstPage?: (firstPage: readonly T[]) => number;
+  /**
+   * One page: when it is full and `total` equals its length (upstream-notes: `total` may be the
+   * page length), read one record past it to know whether more follow, instead of leaving the
+   * caller to guess.
+   */
+  probeWhenFull?: boolean;
 }
 
 export interface Collected<T> {
@@ -58,7 +64,9 @@ export async function collectPages<T>(
     const n = page.data.length;
     // upstream-notes: `total` is the page length on some deployments; a full page whose
     // total equals its length may have a successor, so offer it.
-    const more = n > 0 && (options.start + n < page.total || (n === options.limit && page.total === n));
+    let more = n > 0 && (options.start + n < page.total || (n === options.limit && page.total === n));
+    if (more && options.probeWhenFull && options.start + n >= page.total)
+      more = (await fetchPage(options.start + n, 1)).data.length > 0;
     return {
       items: page.data,
       total: page.total,
