@@ -195,7 +195,7 @@ const money = (m: { currency: string; currency_unmapped?: true; items_total: num
 
 const KEYS = ["status", "cost_center", "third_party", "month", "work_order_status", "age"] as const;
 
-function summaryLines(out: QueryBudgetsResult): string[] {
+function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const groups = out.groups ?? [];
   if (groups.length === 0) return [];
   const keys = KEYS.filter((k) => groups.some((g) => k in g));
@@ -213,7 +213,9 @@ function summaryLines(out: QueryBudgetsResult): string[] {
     for (const s of out.subtotals)
       lines.push(`${s[key] ?? "-"}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`);
   }
-  if (out.pending_age) {
+  // The queue by age is in structuredContent for every review with pending matches; the text gives
+  // it when the review is of pending budgets (and age is not already a row key), to stay short.
+  if (out.pending_age && c.status === "pending" && !keys.includes("age")) {
     lines.push("Pending budgets by age (whole days since created, at today):");
     for (const q of out.pending_age)
       lines.push(
@@ -241,7 +243,7 @@ export function budgetsText(out: QueryBudgetsResult): string {
   const lines = [head(out, c)];
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
-  lines.push(...(out.view === "summary" ? summaryLines(out) : recordLines(out)));
+  lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
   lines.push(...(out.notes ?? []));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);

@@ -227,7 +227,7 @@ export class BudgetSummary {
         count: s.count,
         totals: [...s.money.values()]
           .sort((a, b) => cmp(a.currency.code, b.currency.code))
-          .map((m) => ({ ...this.#money(m.currency, m), count: m.count })),
+          .map((m) => this.#money(m.currency, m)),
       }));
   }
 
