@@ -54,7 +54,9 @@ function setBudgets(total) {
     const by = (Math.floor(i / seed.length) % 4) * SHIFT_DAYS * DAY;
     const id = 30_001 + i;
     const dates = Object.fromEntries(Object.entries(source.dates).map(([k, v]) => [k, shift(v, by)]));
-    const created = new Date(Date.parse(source.record.date_create) - by).toISOString().replace("Z", "000+00:00");
+    const created = new Date(Date.parse(source.record.date_create) - by)
+      .toISOString()
+      .replace("Z", "000+00:00");
     sb.state.budgets.push({
       ...structuredClone(source),
       dates,

@@ -129,7 +129,8 @@ export class BudgetSummary {
   /** Count one matching budget. */
   add(p: PricedBudget): void {
     const values = this.keys.map((k) => (k === "currency" ? p.currency.code : this.#valueOf[k](p)));
-    const id = JSON.stringify(values);
+    // A unit separator between values, and a control character for null: no name holds either.
+    const id = values.map((v) => v ?? "\u0001").join("\u001f");
     const created = day(p.budget.date_create)!;
     let g = this.#groups.get(id);
     if (g === undefined) {
@@ -143,7 +144,7 @@ export class BudgetSummary {
     if (created > this.#newest) this.#newest = created;
 
     const first = values[0]!;
-    const subId = JSON.stringify(first);
+    const subId = first ?? "\u0001";
     let sub = this.#subtotals.get(subId);
     if (sub === undefined) {
       sub = { value: first, count: 0, money: new Map() };
