@@ -80,6 +80,8 @@ export interface Config {
   budgetDiscount?: "percent" | "amount" | undefined;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
+  /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
+  redisTimeoutMs?: number | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -249,6 +251,7 @@ export function loadConfig(env: Env): Config {
     undefined,
   );
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
+  const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -283,5 +286,6 @@ export function loadConfig(env: Env): Config {
     logLevel,
     idempotencyTtlSeconds,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
+    redisTimeoutMs,
   };
 }
