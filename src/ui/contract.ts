@@ -80,7 +80,7 @@ export interface Review {
   scanned?: number;
   matched?: number;
   complete: boolean;
-  /** Why the result is partial, in a sentence (undefined when complete). */
+  /** Why the result is partial, in a sentence (undefined when complete). The result's own text says which argument gets the rest. */
   partial?: string;
   notes: string[];
   /** The key the charts are drawn by: the first group key that is not currency. */
@@ -121,7 +121,10 @@ export function readResult(structured: unknown): Review | { problem: string } {
   if (groups) {
     const capped = review?.capped === true;
     const complete = typeof sc.complete === "boolean" ? sc.complete : !capped;
-    const groupKey = GROUP_KEYS.find((k) => k !== "currency" && groups.some((g) => k in g));
+    // Rows carry their keys in the order the call gave them, currency last.
+    const groupKey = Object.keys(groups[0] ?? {}).find(
+      (k): k is GroupKey => k !== "currency" && (GROUP_KEYS as readonly string[]).includes(k),
+    );
     return {
       ...base,
       kind: "review",
@@ -135,7 +138,7 @@ export function readResult(structured: unknown): Review | { problem: string } {
       ...(groupKey ? { groupKey } : {}),
       totals: totalsOf(groups),
       charts: groupKey ? chartsOf(groups, groupKey) : [],
-      age: ageOf(sc),
+      age: groupKey === "age" && onlyPending(sc, review) ? [] : ageOf(sc),
       largest: [],
     };
   }
@@ -234,6 +237,14 @@ function chartsOf(groups: Json[], key: GroupKey): CurrencyChart[] {
     }));
 }
 
+/** Whether every match is pending (the pending queue then repeats a chart by age). */
+function onlyPending(sc: Json, review: Json | undefined): boolean {
+  const pending = list(sc.pending_age)
+    .flatMap((e) => list(e.buckets))
+    .reduce((n, b) => n + (num(b.count) ?? 0), 0);
+  return pending > 0 && pending === num(review?.matched);
+}
+
 /** The pending queue by age per currency (`pending_age`), buckets in age order. */
 function ageOf(sc: Json): AgeChart[] {
   return list(sc.pending_age).map((entry) => ({
@@ -307,30 +318,56 @@ export function choicesOf(args: Json): Choices {
   const groupBy = Array.isArray(args.group_by) ? args.group_by.filter((k) => typeof k === "string") : [];
   const first = groupBy.find((k) => k !== "currency") ?? groupBy[0];
   const group = (GROUP_KEYS as readonly string[]).includes(first ?? "") ? (first as GroupKey) : "";
-  const asked = args.since !== undefined || args.until !== undefined;
-  return { status, period: asked ? "current" : "30", group };
+  return { status, period: periodChoiceOf(args.since, args.until), group };
 }
 
-/** The UTC day `days` before `today` (YYYY-MM-DD). */
-function daysBefore(today: string, days: number): string {
-  const ms = Date.parse(`${today}T00:00:00Z`) - days * 86_400_000;
-  return new Date(ms).toISOString().slice(0, 10);
+function periodChoiceOf(since: unknown, until: unknown): PeriodChoice {
+  if (until !== undefined && until !== "now") return "current";
+  if (since === undefined) return until === undefined ? "30" : "current";
+  if (since === "P30D") return "30";
+  const known = Object.entries(SINCE).find(([, form]) => form === since);
+  return known ? (known[0] as PeriodChoice) : "current";
+}
+
+/** `since` forms the period control sends and recognises (interface.md §6b: durations back from now, "all"). */
+const SINCE: Record<Exclude<PeriodChoice, "30" | "current">, string> = {
+  "7": "P7D",
+  "90": "P90D",
+  "365": "P365D",
+  all: "all",
+};
+
+/** The call's filters the controls keep, in words ("currency EUR, USD", "cost center Projects"). */
+export function filtersOf(args: Json): string[] {
+  const words = (v: unknown) => (Array.isArray(v) ? v.map(String).join(", ") : String(v));
+  const out: string[] = [];
+  const add = (key: string, label: string) => {
+    if (args[key] !== undefined) out.push(`${label} ${words(args[key])}`);
+  };
+  add("currency", "currency");
+  add("cost_center", "cost center");
+  add("third_party", "third party");
+  add("min_total", `${args.amount === "net" ? "net_total" : "items_total"} ≥`);
+  add("max_total", `${args.amount === "net" ? "net_total" : "items_total"} ≤`);
+  add("id", "folio");
+  add("wo_folio", "work order");
+  return out;
 }
 
 /**
  * The arguments for `choices`, from the call the view shows: its other filters (currency, cost
- * center, third party, bounds, type_date) stay; status, period and grouping follow the controls.
+ * center, third party, bounds, type_date, amount) stay; status, period and grouping follow the
+ * controls. A period is sent as the server resolves it (a duration back from now, or "all").
  */
-export function argumentsFor(previous: Json, choices: Choices, today: string): Json {
+export function argumentsFor(previous: Json, choices: Choices): Json {
   const { status: _s, group_by: _g, sort: _o, start: _st, limit: _l, all: _a, view: _v, ...kept } = previous;
   const args: Json = { ...kept };
   if (choices.status !== "") args.status = choices.status;
   if (choices.period !== "current") {
     delete args.since;
     delete args.until;
-    // api-spec §4.4 filters by date: a period is its first day; "all" starts before any budget.
-    if (choices.period === "all") args.since = "2000-01-01";
-    else if (choices.period !== "30") args.since = daysBefore(today, Number(choices.period));
+    // "30" is the API's default window: no since, so the result says it is the default.
+    if (choices.period !== "30") args.since = SINCE[choices.period];
   }
   if (choices.group === "") {
     // The largest budgets: every match of the window, sorted, as many as one result carries.

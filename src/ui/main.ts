@@ -16,6 +16,7 @@ import {
   argumentsFor,
   type Choices,
   choicesOf,
+  filtersOf,
   type GroupChoice,
   type PeriodChoice,
   type Review,
@@ -59,7 +60,7 @@ const app = new App(
 function draw(): void {
   const review = state.review;
   if (!review) return;
-  head.replaceChildren(...renderHead(review, state.format));
+  head.replaceChildren(...renderHead(review, state.format, filtersOf(state.args)));
   content.replaceChildren(...renderBody(review, state.format));
 }
 
@@ -109,8 +110,7 @@ function readChoices(): Choices {
 
 async function rerun(): Promise<void> {
   const seq = ++state.seq;
-  const today = state.review?.today ?? new Date().toISOString().slice(0, 10);
-  const args = argumentsFor(state.args, readChoices(), today);
+  const args = argumentsFor(state.args, readChoices());
   main.setAttribute("aria-busy", "true");
   live.textContent = "Updating the review…";
   try {

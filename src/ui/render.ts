@@ -67,8 +67,8 @@ export function windowText(period: Period, today: string | undefined, fmt: Forma
   return parts.join(" · ");
 }
 
-/** The head of the view: window, counts, complete or partial, sandbox. */
-export function renderHead(review: Review, fmt: Format): Node[] {
+/** The head of the view: window, the call's filters, counts, complete or partial, sandbox. */
+export function renderHead(review: Review, fmt: Format, filters: string[]): Node[] {
   const counts =
     review.kind === "review"
       ? `Scanned ${fmt.count(review.scanned ?? 0)} · matched ${fmt.count(review.matched ?? 0)} budgets`
@@ -77,6 +77,9 @@ export function renderHead(review: Review, fmt: Format): Node[] {
         }`;
   return [
     h("p", { class: "window", "data-testid": "window" }, windowText(review.period, review.today, fmt)),
+    filters.length > 0
+      ? h("p", { class: "window", "data-testid": "filters" }, `Filters: ${filters.join(" · ")}`)
+      : null,
     h(
       "p",
       { class: "facts" },
@@ -164,6 +167,15 @@ function totals(review: Review, fmt: Format): HTMLElement {
   );
 }
 
+/** Bar colours of the age buckets: the older, the warmer. */
+const AGE_LEVEL: Record<string, string> = {
+  "0-7": "age-0",
+  "8-30": "age-1",
+  "31-60": "age-2",
+  "61-90": "age-3",
+  "over 90": "age-4",
+};
+
 const labelOf = (key: GroupKey, bar: Bar, fmt: Format) =>
   bar.label === null ? "(none)" : key === "month" ? fmt.month(bar.label) : bar.label;
 
@@ -185,6 +197,7 @@ function charts(review: Review, key: GroupKey, fmt: Format): HTMLElement {
           rows: chart.bars.map((b) => ({
             label: labelOf(key, b, fmt),
             share: max > 0 ? Math.max(0, b.total) / max : 0,
+            level: key === "age" && b.label !== null ? AGE_LEVEL[b.label] : undefined,
             cells: [fmt.money(b.total, chart.currency, chart.mapped), fmt.count(b.count)],
           })),
         });
@@ -192,14 +205,6 @@ function charts(review: Review, key: GroupKey, fmt: Format): HTMLElement {
     ),
   );
 }
-
-const AGE_LEVEL: Record<string, string> = {
-  "0-7": "age-0",
-  "8-30": "age-1",
-  "31-60": "age-2",
-  "61-90": "age-3",
-  "over 90": "age-4",
-};
 
 function ageCharts(review: Review, fmt: Format): HTMLElement {
   return h(
@@ -246,7 +251,8 @@ function barTable(chart: {
 }): HTMLElement {
   const [label, ...figures] = chart.head;
   const body = chart.rows.map((row, i) => {
-    const bar = h("span", { class: `bar${row.level ? ` ${row.level}` : ""}` });
+    // A zero is no bar at all; any other value at least a sliver.
+    const bar = h("span", { class: `bar${row.level ? ` ${row.level}` : ""}${row.share > 0 ? "" : " zero"}` });
     bar.style.width = `${(row.share * 100).toFixed(1)}%`;
     return h(
       "tr",

@@ -39,6 +39,12 @@ async function call(args: Record<string, unknown>, on = server): Promise<CallToo
 
 const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 
+/** The charts by the first group key (the pending queue by age is a section of its own). */
+const BY_KEY = 'section[aria-labelledby="charts-title"]';
+
+/** The review the README's screenshots show: pending money by cost center and the queue's age, two currencies. */
+const SHOWCASE = { status: "pending", currency: ["EUR", "USD"], group_by: ["cost_center"] };
+
 async function open(
   args: Record<string, unknown>,
   options: { context?: Record<string, unknown>; serverTools?: boolean; on?: McpServer } = {},
@@ -105,8 +111,20 @@ describe("the budget-review view", () => {
       expect(await read(tile.getByTestId("total"))).toBe(line.money);
       expect(await read(tile)).toContain(`${line.count} budgets`);
     }
-    const sc = result.structuredContent as { review: { scanned: number; matched: number; period: string } };
-    expect(await read(hosted.view.getByTestId("window"))).toBe(`Window: ${sc.review.period}`);
+    const sc = result.structuredContent as {
+      review: { scanned: number; matched: number };
+      period: { since: string; until: string; type_date: string; default: boolean };
+      today: string;
+    };
+    // The window as the result states it (UTC instants), in the host's locale.
+    const at = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+    const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
+    expect(sc.period).toMatchObject({ type_date: "creation_date", default: true });
+    expect(await read(hosted.view.getByTestId("window"))).toBe(
+      plainText(
+        `Window: ${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (UTC) · by creation date · default period · today ${day.format(Date.parse(sc.today))}`,
+      ),
+    );
     expect(await read(hosted.view.getByTestId("counts"))).toBe(
       `Scanned ${sc.review.scanned} · matched ${sc.review.matched} budgets`,
     );
@@ -125,7 +143,7 @@ describe("the budget-review view", () => {
     const [sent] = await hosted.calls();
     expect(sent).toMatchObject({ name: "query_budgets" });
     expect(sent!.arguments).toEqual({ status: "pending", group_by: ["cost_center"] });
-    await hosted.view.locator('table.chart[data-currency="USD"]').waitFor();
+    await hosted.view.locator(`${BY_KEY} table[data-currency="USD"]`).waitFor();
     expect(await read(hosted.view.getByRole("status"))).toBe("Review updated.");
 
     // Each chart holds what the same call tells the agent, row for row, in one currency only.
@@ -133,7 +151,7 @@ describe("the budget-review view", () => {
     const currencies = [...new Set(expected.map((l) => l.code))];
     expect(currencies.length).toBeGreaterThanOrEqual(3);
     for (const code of currencies) {
-      const table = hosted.view.locator(`table.chart[data-currency="${code}"]`);
+      const table = hosted.view.locator(`${BY_KEY} table[data-currency="${code}"]`);
       expect(await read(table.locator("caption"))).toBe(`${code}: items_total by cost center`);
       const rows = await table
         .locator("tbody tr")
@@ -153,6 +171,37 @@ describe("the budget-review view", () => {
       expect(seen.sort((a, b) => a.key.localeCompare(b.key))).toEqual(
         want.sort((a, b) => a.key.localeCompare(b.key)),
       );
+    }
+    expectClean(hosted);
+  });
+
+  it("shows the pending queue by age per currency, bucket by bucket as the agent's text says it", async () => {
+    const { hosted, result } = await open({ status: "pending", group_by: ["currency"] });
+    // "USD: 0-7: 9, USD 4,587.00; 8-30: 20, USD 11,531.30; 31-60: 0; ..." after the age heading.
+    const text = textOf(result);
+    const queue = text.slice(text.indexOf("Pending budgets by age")).split("\n").slice(1);
+    const lines = queue.filter((l) => /^[A-Z]{3}: 0-7: /.test(l));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) {
+      const code = line.slice(0, 3);
+      const table = hosted.view.locator(
+        `section[aria-labelledby="age-title"] table[data-currency="${code}"]`,
+      );
+      expect(await read(table.locator("caption"))).toBe(`${code}: pending budgets by days waiting`);
+      const rows = (await table
+        .locator("tbody tr")
+        .evaluateAll((trs) =>
+          trs.map((tr) =>
+            [...(tr as unknown as { cells: { textContent: string }[] }).cells].map((c) => c.textContent),
+          ),
+        )) as string[][];
+      const buckets = line.slice(5).split("; ");
+      expect(rows.map((r) => plainText(r[0]!))).toEqual(["0-7", "8-30", "31-60", "61-90", "over 90"]);
+      buckets.forEach((bucket, i) => {
+        const [, count, money] = /^[^:]+: (\d+)(?:, (.+))?$/.exec(bucket)!;
+        expect(plainText(rows[i]![2]!)).toBe(count);
+        if (money) expect(plainText(rows[i]![3]!)).toBe(money);
+      });
     }
     expectClean(hosted);
   });
@@ -178,7 +227,7 @@ describe("the budget-review view", () => {
         group_by: ["status"],
       });
     await view.locator('main[aria-busy="false"]').waitFor();
-    expect(await read(view.locator("table.chart caption").first())).toMatch(/: items_total by status$/);
+    expect(await read(view.locator(`${BY_KEY} caption`).first())).toMatch(/: items_total by status$/);
     expectClean(hosted);
   });
 
@@ -187,10 +236,9 @@ describe("the budget-review view", () => {
       "--color-background-primary": "light-dark(#ffffff, #1a1b1e)",
       "--color-text-primary": "light-dark(#111111, #ededed)",
     };
-    const { hosted } = await open(
-      { status: "pending", group_by: ["cost_center"] },
-      { context: { theme: "dark", locale: "en-US", styles: { variables } } },
-    );
+    const { hosted } = await open(SHOWCASE, {
+      context: { theme: "dark", locale: "en-US", styles: { variables } },
+    });
     expect(await styleOf(hosted, "body", "backgroundColor")).toBe("rgb(26, 27, 30)");
     expect(await styleOf(hosted, "body", "color")).toBe("rgb(237, 237, 237)");
     await screenshot(hosted, "docs/images/budget-review-dark.png");
@@ -271,8 +319,10 @@ describe("the budget-review view", () => {
   });
 
   it("looks like the README says (UI_SCREENSHOTS=1 writes docs/images/budget-review-light.png)", async () => {
-    const { hosted } = await open({ status: "pending", group_by: ["cost_center"] });
-    expect(await hosted.view.locator("table.chart").count()).toBeGreaterThanOrEqual(3);
+    const { hosted } = await open(SHOWCASE);
+    expect(await hosted.view.locator(`${BY_KEY} table`).count()).toBe(2);
+    expect(await hosted.view.locator('section[aria-labelledby="age-title"] table').count()).toBe(2);
+    expect(await read(hosted.view.getByTestId("filters"))).toBe("Filters: currency EUR, USD");
     await screenshot(hosted, "docs/images/budget-review-light.png");
     expectClean(hosted);
   });
@@ -308,7 +358,7 @@ describe("the view against a hostile or failing upstream", () => {
         .allTextContents();
       expect(cells).toEqual([hostile, hostile, hostile]);
       const chart = await open({ group_by: ["cost_center"] }, { on: direct });
-      expect(await read(chart.hosted.view.locator("table.chart tbody th").first())).toBe(hostile);
+      expect(await read(chart.hosted.view.locator(`${BY_KEY} tbody th`).first())).toBe(hostile);
       for (const { hosted } of [list, chart]) {
         expect(await hosted.view.locator("img, b").count()).toBe(0);
         expectClean(hosted);
