@@ -3,8 +3,9 @@
  * and returned to every retry; the same key with other arguments is refused; a key whose first
  * call is still running is answered "in progress, retry later" and never causes a second write.
  * Keys live in a namespace (one per tenant) and a scope (the tool).
- * `IdempotencyStore.run` holds the semantics; an `IdempotencyBackend` only keeps records (the
- * in-memory one in memory.ts, the shared one in redis.ts; both implement types.ts).
+ * `IdempotencyStore.run` holds the semantics; `peek` reads what `run` would meet, touching nothing
+ * (a dry run); an `IdempotencyBackend` only keeps records (the in-memory one in memory.ts, the
+ * shared one in redis.ts; both implement types.ts).
  * IMPORTANT: a key is released only when the call provably wrote nothing (refused before sending,
  * refused by the API, or never sent); any other failure is kept as "outcome unknown" so that a
  * retry cannot create a second entry.
@@ -78,6 +79,26 @@ export function requestHash(scope: string, request: unknown): string {
   return createHash("sha256").update(canonicalJson({ scope, request })).digest("hex");
 }
 
+/** The answer to a key reused with other arguments: by a keyed write, and by its dry run. */
+export const keyReusedError = (key: string) =>
+  new UserInputError(
+    `idempotency_key "${key}" was already used for a different request; use a new key for a new write`,
+    { idempotency_key: key },
+  );
+
+/**
+ * What a keyed write would meet now (`IdempotencyStore.peek`): no record, a record of another
+ * request, a first call still running, a kept result (`value` absent when only its `summary` was
+ * kept), a kept ambiguous failure, or a store that did not answer.
+ */
+export type KeyState =
+  | { state: "unused" }
+  | { state: "mismatch" }
+  | { state: "in_progress" }
+  | { state: "done"; value: unknown; summary: string | undefined; expiresAt: number }
+  | { state: "failed"; message: string; expiresAt: number }
+  | { state: "unavailable" };
+
 const refusal = (message: string, retryable: boolean, details: Record<string, unknown>) =>
   new ApiError({ code: ERROR_CODES.IDEMPOTENCY, message, retryable, details });
 
@@ -107,7 +128,7 @@ export class IdempotencyStore {
     write: () => Promise<T>,
     summarize: (value: T) => string = () => "the write succeeded",
   ): Promise<{ value: T; replayed: boolean }> {
-    const id = `${this.#namespace}\u0000${scope}\u0000${key}`;
+    const id = this.#id(scope, key);
     const hash = requestHash(scope, request);
     let claim: ClaimResult;
     try {
@@ -122,10 +143,7 @@ export class IdempotencyStore {
     }
     switch (claim.status) {
       case "mismatch":
-        throw new UserInputError(
-          `idempotency_key "${key}" was already used for a different request; use a new key for a new write`,
-          { idempotency_key: key },
-        );
+        throw keyReusedError(key);
       case "in_progress":
         throw refusal(
           `the first call with idempotency_key "${key}" is still running, so nothing was sent; retry in a few seconds with the same key to get its result`,
@@ -141,9 +159,37 @@ export class IdempotencyStore {
     }
   }
 
+  /**
+   * What `run` would meet for this key and request, read only: it never claims, completes or
+   * releases a key, so a dry run cannot consume one. A store that does not answer is a state too.
+   */
+  async peek(scope: string, key: string, request: unknown): Promise<KeyState> {
+    let record: Awaited<ReturnType<IdempotencyBackend["lookup"]>>;
+    try {
+      record = await this.backend.lookup(this.#id(scope, key));
+    } catch (error) {
+      this.#logger.warn("idempotency store unavailable for a lookup", { error });
+      return { state: "unavailable" };
+    }
+    if (record === undefined) return { state: "unused" };
+    if (record.requestHash !== requestHash(scope, request)) return { state: "mismatch" };
+    const { outcome, expiresAt } = record;
+    if (outcome === undefined) return { state: "in_progress" };
+    if (!outcome.ok) {
+      const { message } = JSON.parse(outcome.json) as { message: string };
+      return { state: "failed", message, expiresAt };
+    }
+    const value = outcome.json === "" ? undefined : (JSON.parse(outcome.json) as unknown);
+    return { state: "done", value, summary: outcome.summary, expiresAt };
+  }
+
   /** Counts and bytes of the backend (docs/robustness.md). */
   stats(): StoreStats {
     return this.backend.stats();
+  }
+
+  #id(scope: string, key: string): string {
+    return `${this.#namespace}\u0000${scope}\u0000${key}`;
   }
 
   async #first<T>(id: string, write: () => Promise<T>, summarize: (value: T) => string): Promise<T> {
