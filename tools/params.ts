@@ -59,21 +59,6 @@ export const pageInfo = {
   omitted: z.number(),
 };
 
-/** One line telling the agent where the rest is, or nothing when the list is complete. */
-export function pagingHint(info: {
-  total: number;
-  returned: number;
-  next_start: number | null;
-  omitted: number;
-}): string {
-  if (info.omitted > 0) {
-    return `${info.omitted} more match but were left out (max_records); narrow the filters or continue with start=${info.next_start}.`;
-  }
-  if (info.next_start !== null)
-    return `More available: call again with start=${info.next_start} (or all=true).`;
-  return "";
-}
-
 export interface PagingInput {
   start?: number | undefined;
   limit?: number | undefined;

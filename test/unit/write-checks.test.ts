@@ -1,11 +1,13 @@
 /**
- * What a writer's dry run says it checked and could not check, and the third party's role by
- * entry kind: pure functions, table-driven.
+ * What a writer's dry run says it checked and could not check, the third party's role by entry
+ * kind, and the state rules of list_warehouse_groups_1: pure functions, table-driven.
  */
 import { describe, expect, it } from "vitest";
 import type { WarehouseEntryBody } from "../../src/client/types.js";
+import { byState, resolveState } from "../../src/domain/classifications.js";
 import { taskResourceChecks } from "../../src/domain/task-resources.js";
 import { entryChecks, entryPlan, thirdPartyRole, toEntryBody } from "../../src/domain/warehouse-entry.js";
+import { UserInputError } from "../../src/errors/api-error.js";
 
 const base = { document: "D-1", code_user: "HR-001" };
 const body = (patch: Partial<WarehouseEntryBody>): WarehouseEntryBody => ({
@@ -121,5 +123,48 @@ describe("task resources: what only the API can judge", () => {
       "none is on the task already",
       "the credential may edit task plans and the company has the advanced-APIs add-on",
     ]);
+  });
+});
+
+describe("list_warehouse_groups_1: state", () => {
+  it.each([
+    [{}, { state: "enabled", walk: false }],
+    [
+      { state: "enabled", all: true },
+      { state: "enabled", walk: false },
+    ],
+    [{ state: "disabled" }, { state: "disabled", walk: true }],
+    [
+      { state: "all", all: true, only_enabled: false },
+      { state: "all", walk: true },
+    ],
+    [
+      { only_enabled: false, limit: 10 },
+      { state: "all", walk: false },
+    ],
+    [{ only_enabled: true }, { state: "enabled", walk: false }],
+  ] as const)("%j resolves to %j", (input, expected) => {
+    expect(resolveState(input)).toEqual(expected);
+  });
+
+  it.each([
+    [{ only_enabled: true, state: "all" }, /only_enabled=true .* send state alone/],
+    [{ only_enabled: false, state: "enabled" }, /only_enabled=false .* send state alone/],
+    [{ state: "disabled", limit: 5 }, /limit does not apply to state="disabled"/],
+    [{ state: "disabled", all: false }, /drop all=false/],
+  ] as const)("%j is refused", (input, message) => {
+    expect(() => resolveState(input)).toThrow(UserInputError);
+    expect(() => resolveState(input)).toThrow(message);
+  });
+
+  it("sorts by id and counts both kinds", () => {
+    const g = (id: number, enabled: boolean) => ({ id, id_company: 1, description: `G${id}`, enabled });
+    const read = [g(3, false), g(1, true), g(2, false)];
+    expect(byState(read, "disabled")).toEqual({
+      groups: [g(2, false), g(3, false)],
+      enabled: 1,
+      disabled: 2,
+    });
+    expect(byState(read, "all").groups.map((x) => x.id)).toEqual([1, 2, 3]);
   });
 });
