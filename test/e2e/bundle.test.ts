@@ -72,10 +72,12 @@ async function toolsWith(userConfig: Record<string, string | boolean>): Promise<
 }
 
 describe("maintenance-mcp.mcpb", () => {
-  it("holds the bundled server and production dependencies only", () => {
+  it("holds the bundled server, its icon and production dependencies only", () => {
     const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(sep).join("/"));
     expect(files).toContain("dist/bin/maintenance-mcp.js");
     expect(files).toContain("node_modules/@opentelemetry/api/package.json");
+    expect(manifest.icon).toBe("icon.png");
+    expect(readFileSync(join(dir, "icon.png")).equals(readFileSync("mcpb/icon.png"))).toBe(true);
     for (const dev of [
       // Inside dist/bin (the bundle), not installed again.
       "zod",
