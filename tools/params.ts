@@ -112,12 +112,12 @@ export const idempotencyKey = text(200, "A retry with it returns the first resul
  * is typed here but a plain string in tools/list: the text spells each one out, and the listing is
  * read in every session.
  */
-const KeyFact = z.object({ key: z.string(), state: z.string(), first: z.string().optional() });
+const KeyFact = z.object({ key: z.string(), state: z.string(), detail: z.string().optional() });
 type KeyFact = {
   key: string;
   state: "unused" | "replay" | "in_progress" | "outcome_unknown" | "unavailable";
-  /** The first call's result (replay) or its failure (outcome_unknown), in one line. */
-  first?: string | undefined;
+  /** One line: the first call's result (replay) or failure (outcome_unknown), or why the store refuses (unavailable). */
+  detail?: string | undefined;
 };
 
 /** The fields a writer's dry run adds to its output. */
@@ -150,10 +150,12 @@ export async function checkKey<T>(
       return {
         key,
         state: "replay",
-        first: found.value === undefined ? (found.summary ?? "written") : name(found.value as T),
+        detail: found.value === undefined ? (found.summary ?? "written") : name(found.value as T),
       };
     case "failed":
-      return { key, state: "outcome_unknown", first: found.message };
+      return { key, state: "outcome_unknown", detail: found.message };
+    case "unavailable":
+      return { key, state: "unavailable", detail: found.reason };
     default:
       return { key, state: found.state };
   }
@@ -168,13 +170,13 @@ function keyLine(fact: z.output<typeof KeyFact> | undefined): string {
     case "unused":
       return `${k}: not used yet; the real call writes once, and a retry with it returns that result.`;
     case "replay":
-      return `${k}: already used for this same request (${fact.first}); the real call writes nothing new and answers with that result.`;
+      return `${k}: already used for this same request (${fact.detail}); the real call writes nothing new and answers with that result.`;
     case "in_progress":
-      return `${k}: a call with it is running now; the real call would be refused, nothing sent, until it ends: then retry to get its result.`;
+      return `${k}: its first call has not reported an outcome yet; the real call sends nothing and says whether it is still running (retry in a few seconds) or, past its time budget, that its outcome is unknown.`;
     case "outcome_unknown":
-      return `${k}: its first call ended without a confirmed outcome (${fact.first}); the real call sends nothing: check upstream whether the record exists, then write with a new key.`;
+      return `${k}: its first call ended without a confirmed outcome (${fact.detail}); the real call sends nothing: check upstream whether the record exists, then write with a new key.`;
     default:
-      return `${k}: the idempotency store did not answer; the real call would be refused now, nothing sent: retry later, or send it without idempotency_key (no duplicate protection).`;
+      return `${k}: the store could not be read; the real call would be answered now: "${fact.detail}".`;
   }
 }
 

@@ -74,6 +74,8 @@ export interface Config {
   logLevel: LogLevel;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
+  /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
+  redisTimeoutMs?: number | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -235,6 +237,7 @@ export function loadConfig(env: Env): Config {
   const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
   const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
+  const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -268,5 +271,6 @@ export function loadConfig(env: Env): Config {
     httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw),
     logLevel,
     idempotencyTtlSeconds,
+    redisTimeoutMs,
   };
 }

@@ -1,41 +1,23 @@
 /**
  * The servers one process runs: one for the configured upstream, or one per tenant of
- * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), and the
- * idempotency backend they share (memory, or Redis with REDIS_URL). The transports pick a server by
- * the request's tenant; an unknown tenant is a bug, never another tenant's server.
+ * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), over the
+ * idempotency backends of ./idempotency.ts (Redis shared by all, or a memory share per tenant). The
+ * transports pick a server by the request's tenant; an unknown tenant is a bug, never another
+ * tenant's server.
  */
 
 import type { AnyTool } from "../../tools/define.js";
 import { createClients } from "../client/index.js";
+import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
-import { MemoryIdempotencyBackend } from "../idempotency/memory.js";
 import { IdempotencyStore } from "../idempotency/store.js";
-import type { IdempotencyBackend } from "../idempotency/types.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer } from "../mcp/server.js";
 import type { Logger } from "../telemetry/logger.js";
+import type { IdempotencyBackends } from "./idempotency.js";
 import type { Tenant } from "./tenants.js";
-
-export type ClosableBackend = IdempotencyBackend & { close?(): Promise<void> };
-
-/** Redis when `redisUrl` is set (loaded only then: a start without it loads no Redis client), else memory. */
-export async function idempotencyBackend(
-  redisUrl: string | undefined,
-  ttlMs: number,
-  logger: Logger,
-): Promise<ClosableBackend> {
-  if (redisUrl === undefined) return new MemoryIdempotencyBackend({ ttlMs });
-  const { RedisIdempotencyBackend } = await import("../idempotency/redis.js");
-  const redis = new RedisIdempotencyBackend({
-    url: redisUrl,
-    ttlMs,
-    logger: logger.child({ component: "idempotency" }),
-  });
-  redis.connect();
-  return redis;
-}
 
 export interface ServerSetOptions {
   config: Config;
@@ -44,7 +26,7 @@ export interface ServerSetOptions {
   sandbox: boolean;
   confirmWrites: boolean;
   logger: Logger;
-  backend: IdempotencyBackend;
+  backends: IdempotencyBackends;
   signer: StateSigner;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortSignal;
@@ -66,8 +48,11 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       logger: log,
       tenant: name,
       idempotency: new IdempotencyStore({
-        backend: options.backend,
+        backend: options.backends.forTenant(name),
         namespace: name ?? "default",
+        // A record still "in progress" after this tenant's longest write has lost its call.
+        callBudgetMs: longestWriteMs(config.timeoutMs, { ...DEFAULT_RETRY, maxRetries: config.maxRetries }),
+        tenantShare: options.backends.tenantShares,
         logger: log,
       }),
       sandbox: options.sandbox,

@@ -31,6 +31,7 @@ export async function runHttp(
       logger,
       version: VERSION,
       abandon: () => served.stopping.abort(),
+      storeHealth: () => served.backends.health(),
     });
   } catch (error) {
     throw listenProblem(error, plan) ?? error;

@@ -192,6 +192,7 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
               runTool(entry, args, call, deps, options),
               entry.tool,
               deps.stopping,
+              deps.idempotency.shared,
             );
             if (out.isError) span.fail("tool_error");
             return out;
@@ -230,19 +231,25 @@ function promptHandlers(toolNames: Set<string>) {
 
 /**
  * The call's result, or, once `stopping` aborts (shutdown outlived the drain), an error result
- * that says the outcome is unknown: never an empty answer (robustness: shutdown).
+ * that says the outcome is unknown: never an empty answer (robustness: shutdown). A retry with the
+ * same idempotency_key is promised safe only when the store is shared (Redis): a memory store
+ * dies with this process, and its record of the running call with it.
  */
 async function untilStopping(
   running: Promise<CallToolResult>,
   tool: AnyTool,
   stopping: AbortSignal | undefined,
+  sharedStore: boolean,
 ): Promise<CallToolResult> {
   if (stopping === undefined) return running;
+  const retry = sharedStore
+    ? "Check whether it exists before retrying; with the same idempotency_key a retry is safe (the shared store will not let it write twice)."
+    : "Check whether it exists upstream before retrying, even with the same idempotency_key: this server keeps its keys in memory, and they end with it.";
   const stopped = () =>
     errorResult(
       tool.annotations.readOnlyHint
         ? `The server shut down before ${tool.name} finished; nothing was changed. Retry the call.`
-        : `The server shut down while ${tool.name} was running: the outcome is unknown (the write may have reached the upstream). Check whether it exists before retrying; with the same idempotency_key a retry is safe.`,
+        : `The server shut down while ${tool.name} was running: the outcome is unknown (the write may have reached the upstream). ${retry}`,
       { code: "SHUTDOWN", outcome: tool.annotations.readOnlyHint ? "not_applied" : "unknown" },
     );
   if (stopping.aborted) return stopped();

@@ -39,6 +39,11 @@ describeRedis("IdempotencyStore.peek over Redis", () => {
   });
 
   it("answers 'unavailable' when Redis cannot be reached", async () => {
-    expect(await store("redis://127.0.0.1:1").peek("t", "k", req(1))).toEqual({ state: "unavailable" });
+    expect(await store("redis://127.0.0.1:1").peek("t", "k", req(1))).toMatchObject({
+      state: "unavailable",
+      reason: expect.stringMatching(
+        /^the idempotency store cannot be reached, so this keyed write was refused/,
+      ),
+    });
   });
 });

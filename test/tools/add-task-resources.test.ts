@@ -100,7 +100,7 @@ describe("add_task_resources", () => {
 
     const again = await call({ ...args, dry_run: true });
     expect(again.structuredContent).toMatchObject({
-      idempotency: { key: "plan-dry-1", state: "replay", first: `resource ids ${id}` },
+      idempotency: { key: "plan-dry-1", state: "replay", detail: `resource ids ${id}` },
     });
     expect(textOf(again).split("\n")[3]).toBe(
       `idempotency_key "plan-dry-1": already used for this same request (resource ids ${id}); the real call writes nothing new and answers with that result.`,
@@ -135,7 +135,7 @@ describe("add_task_resources", () => {
       expect(dry.isError).toBeFalsy();
       expect(dry.structuredContent).toMatchObject({ idempotency: { state: "unavailable" } });
       expect(textOf(dry)).toMatch(
-        /the idempotency store did not answer; the real call would be refused now, nothing sent: retry later, or send it without idempotency_key/,
+        /the store could not be read; the real call would be answered now: "the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key/,
       );
       expect(posts()).toBe(before);
     } finally {

@@ -206,7 +206,7 @@ describe("create_warehouse_entry", () => {
 
     const again = await call({ ...args, dry_run: true });
     expect(again.structuredContent).toMatchObject({
-      idempotency: { state: "replay", first: `entry ${folio.folio_target} (id ${folio.id})` },
+      idempotency: { state: "replay", detail: `entry ${folio.folio_target} (id ${folio.id})` },
     });
     expect(textOf(again)).toMatch(
       /already used for this same request \(entry \S+ \(id \d+\)\); the real call writes nothing new/,
@@ -239,7 +239,7 @@ describe("create_warehouse_entry", () => {
       }
       expect(dry.structuredContent).toMatchObject({ idempotency: { state: "in_progress" } });
       expect(textOf(dry)).toMatch(
-        /a call with it is running now; the real call would be refused, nothing sent/,
+        /its first call has not reported an outcome yet; the real call sends nothing and says whether it is still running/,
       );
       expect((await running).isError).toBeFalsy();
     } finally {

@@ -69,6 +69,10 @@ describe("IdempotencyStore.peek", () => {
     backend.lookup = async () => {
       throw new Error("ECONNREFUSED 127.0.0.1:6379");
     };
-    expect(await new IdempotencyStore({ backend }).peek("t", "k", req(1))).toEqual({ state: "unavailable" });
+    expect(await new IdempotencyStore({ backend }).peek("t", "k", req(1))).toEqual({
+      state: "unavailable",
+      reason:
+        "the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key (no duplicate protection)",
+    });
   });
 });

@@ -36,6 +36,8 @@ export interface HttpOptions {
   abandonGraceMs?: number;
   /** Called when the drain times out: running calls must answer now (ServerDeps.stopping). */
   abandon?: () => void;
+  /** The idempotency store's state, shown by /healthz ("degraded": keyed writes are refused, the rest works). */
+  storeHealth?: () => { status: "ok" | "degraded" };
 }
 
 export interface HttpHandle {
@@ -243,10 +245,14 @@ export async function startHttp(
       try {
         if (refuseForeign(req, res)) return;
         if (path === "/healthz" && req.method === "GET") {
+          const store = options.storeHealth?.();
+          // A degraded store still answers 200: reads and unkeyed writes work here, and every replica
+          // shares the store, so a balancer pulling this one would gain nothing; the body tells an operator.
           sendJson(res, closing ? 503 : 200, {
-            status: closing ? "closing" : "ok",
+            status: closing ? "closing" : store?.status === "degraded" ? "degraded" : "ok",
             version: options.version,
             in_flight: inFlight,
+            ...(store === undefined ? {} : { idempotency: store }),
           });
           return;
         }
