@@ -14,6 +14,7 @@
 import type { Agent, Dispatcher } from "undici";
 import type { TokenExchange } from "../auth/oauth.js";
 import { requestSummary, transportError } from "../errors/normalize.js";
+import type { SecretScope } from "../errors/secret.js";
 
 /** Largest response body accepted (a budget page of 100 with items is well under 1 MiB). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -243,8 +244,11 @@ export class Transport {
     });
   }
 
-  /** A TokenExchange over this transport, for OAuthStrategy. Transport failures become ApiErrors. */
-  tokenExchange(timeoutMs: number): TokenExchange {
+  /**
+   * A TokenExchange over this transport, for OAuthStrategy. Transport failures become ApiErrors,
+   * scrubbed with `secrets` (the configuration's).
+   */
+  tokenExchange(timeoutMs: number, secrets?: SecretScope): TokenExchange {
     return async ({ url, headers, body }) => {
       const u = new URL(url);
       try {
@@ -260,7 +264,8 @@ export class Transport {
         const f = error as TransportFailure;
         throw transportError(
           { code: f.code, message: f.message, origin: u.origin, timeoutMs, idempotent: true },
-          requestSummary("POST", u.pathname),
+          requestSummary("POST", u.pathname, secrets),
+          secrets,
         );
       }
     };

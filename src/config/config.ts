@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
-import { Secret } from "../errors/secret.js";
+import { Secret, SecretScope } from "../errors/secret.js";
 import { closest } from "./suggest.js";
 
 /** The upstream settings of interface.md §2: also what a tenant's `upstream` takes (src/hosting/tenants.ts). */
@@ -74,6 +74,14 @@ export interface Config {
   logLevel: LogLevel;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
+  /** Requests one tenant may have in flight over HTTP (MCP_TENANT_MAX_IN_FLIGHT, interface.md §7b); loadConfig sets it (default 16). */
+  tenantMaxInFlight?: number | undefined;
+  /**
+   * The secrets of this configuration (its credentials, and the tokens its clients fetch): what the
+   * answers of the server built from it are scrubbed with. loadConfig makes one per call, so each
+   * tenant has its own; without it the process's scope is used.
+   */
+  secrets?: SecretScope | undefined;
   /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
   redisTimeoutMs?: number | undefined;
 }
@@ -237,6 +245,7 @@ export function loadConfig(env: Env): Config {
   const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
   const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
+  const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
   const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
@@ -253,9 +262,10 @@ export function loadConfig(env: Env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const secrets = new SecretScope();
   const oauth: OAuthConfig | undefined =
     hasOAuth && authUrl !== undefined
-      ? { clientId, clientSecret: new Secret(clientSecret), authUrl }
+      ? { clientId, clientSecret: new Secret(clientSecret, secrets), authUrl }
       : undefined;
   return {
     baseUrl: baseUrl!,
@@ -264,13 +274,15 @@ export function loadConfig(env: Env): Config {
     auth,
     oauth,
     hawk: hasHawk
-      ? { id: hawkId, key: new Secret(hawkKey), app: hawkApp, dlg: hawkDlg, payloadHash }
+      ? { id: hawkId, key: new Secret(hawkKey, secrets), app: hawkApp, dlg: hawkDlg, payloadHash }
       : undefined,
     timeoutMs,
     maxRetries,
-    httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw),
+    httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw, secrets),
     logLevel,
     idempotencyTtlSeconds,
+    tenantMaxInFlight,
+    secrets,
     redisTimeoutMs,
   };
 }

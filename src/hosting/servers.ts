@@ -4,6 +4,9 @@
  * idempotency backends of ./idempotency.ts (Redis shared by all, or a memory share per tenant). The
  * transports pick a server by the request's tenant; an unknown tenant is a bug, never another
  * tenant's server.
+ * Each server answers with its own configuration's secrets scrubbed (never another tenant's). With
+ * tenants, a tenant's clients warm up (HTTP client loaded, token fetched) on its first request, not
+ * all at start: many tenants must not mean a burst of token requests when a replica starts.
  */
 
 import type { AnyTool } from "../../tools/define.js";
@@ -34,7 +37,10 @@ export interface ServerSetOptions {
 
 export interface ServerSet {
   makeServer(tenant?: string | undefined): ProtocolServer;
-  /** Every server's upstream clients at once. */
+  /**
+   * The upstream clients: `warm()` warms the single upstream's (a no-op with tenants: each warms on its
+   * first request); `close()` closes every server's.
+   */
   clients: { warm(): void; close(): Promise<void> };
 }
 
@@ -54,14 +60,22 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
         callBudgetMs: longestWriteMs(config.timeoutMs, { ...DEFAULT_RETRY, maxRetries: config.maxRetries }),
         tenantShare: options.backends.tenantShares,
         logger: log,
+        ...(config.secrets ? { secrets: config.secrets } : {}),
       }),
+      secrets: config.secrets,
       sandbox: options.sandbox,
       version: VERSION,
       signer: options.signer,
       stopping: options.stopping,
       warmOnList: true,
     };
-    return { clients, make: () => createServer(deps, { tools, confirmWrites: options.confirmWrites }) };
+    const serverOptions = {
+      tools,
+      confirmWrites: options.confirmWrites,
+      // A tenant's tool list is its own: shared caches must not serve it to another tenant.
+      ...(name === undefined ? {} : { privateLists: true }),
+    };
+    return { clients, make: () => createServer(deps, serverOptions) };
   };
 
   const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
@@ -83,16 +97,19 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   }
 
   const all = [...servers.values()].map((s) => s.clients);
+  const perTenant = options.tenants !== undefined;
   return {
     makeServer: (tenant) => {
       const entry = servers.get(tenant);
       // The transport admits only known tenants; anything else is a bug, never another tenant's server.
       if (entry === undefined) throw new Error("no server for this request's tenant");
+      // First request of this tenant: warm its clients after this request (a no-op once started).
+      if (perTenant) entry.clients.warm(0);
       return entry.make();
     },
     clients: {
       warm: () => {
-        for (const c of all) c.warm();
+        if (!perTenant) for (const c of all) c.warm();
       },
       close: async () => {
         await Promise.all(all.map((c) => c.close()));

@@ -21,6 +21,7 @@ import {
   UserInputError,
 } from "../errors/api-error.js";
 import { scrubText } from "../errors/redact.js";
+import type { SecretScope } from "../errors/secret.js";
 import { type Logger, silentLogger } from "../telemetry/logger.js";
 import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./memory.js";
 import {
@@ -53,6 +54,8 @@ export interface IdempotencyOptions extends MemoryBackendOptions {
    */
   tenantShare?: boolean;
   logger?: Logger;
+  /** The tenant's secrets, that a kept failure is scrubbed with (default: every secret of the process). */
+  secrets?: SecretScope;
 }
 
 /** Failures that are the API's answer refusing the request: nothing was written. */
@@ -154,6 +157,7 @@ export class IdempotencyStore {
   readonly backend: IdempotencyBackend;
   readonly #namespace: string;
   readonly #logger: Logger;
+  readonly #secrets: SecretScope | undefined;
   readonly #unknownAfterMs: number;
   readonly #tenantShare: boolean;
   #warnedFull = false;
@@ -162,6 +166,7 @@ export class IdempotencyStore {
     this.backend = options.backend ?? new MemoryIdempotencyBackend(options);
     this.#namespace = options.namespace ?? "default";
     this.#logger = options.logger ?? silentLogger;
+    this.#secrets = options.secrets;
     this.#unknownAfterMs = (options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS) + this.backend.limits.settleMs;
     this.#tenantShare = options.tenantShare ?? false;
   }
@@ -244,7 +249,7 @@ export class IdempotencyStore {
       value = await write();
     } catch (error) {
       if (provablyNotWritten(error)) await this.backend.release(id);
-      else await this.backend.complete(id, { ok: false, json: failureJson(error) });
+      else await this.backend.complete(id, { ok: false, json: failureJson(error, this.#secrets) });
       throw error;
     }
     const json = JSON.stringify(value) ?? "null";
@@ -301,18 +306,18 @@ export class IdempotencyStore {
 }
 
 /** The kept part of an ambiguous failure, scrubbed now (a token may be forgotten before the replay). */
-function failureJson(error: unknown): string {
+function failureJson(error: unknown, secrets: SecretScope | undefined): string {
   if (!(error instanceof ApiError)) {
     const name = error instanceof Error ? error.name : typeof error;
-    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name)}` });
+    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name, secrets)}` });
   }
   const kept = {
     code: error.code,
     status: error.status,
-    message: scrubText(error.message),
+    message: scrubText(error.message, secrets),
     request: error.request,
   };
-  const details = scrubText(JSON.stringify(error.details ?? null));
+  const details = scrubText(JSON.stringify(error.details ?? null), secrets);
   return JSON.stringify(details.length <= 4096 ? { ...kept, details: JSON.parse(details) as unknown } : kept);
 }
 

@@ -6,7 +6,7 @@
  */
 
 import type { AnyTool } from "../../tools/define.js";
-import { type Config, type Env, loadConfig } from "../config/config.js";
+import { type Config, type Env, loadConfig, UPSTREAM_VARIABLES } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { selectTools } from "../mcp/server.js";
@@ -74,6 +74,11 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
     );
   if (tenantsFile !== undefined && value("MCP_HTTP_TOKEN") !== undefined)
     logger.warn("MCP_HTTP_TOKEN is ignored: MCP_TENANTS_FILE gives each tenant its own bearer token");
+  const ignoredUpstream = UPSTREAM_VARIABLES.filter((name) => value(name) !== undefined);
+  if (tenantsFile !== undefined && ignoredUpstream.length > 0)
+    logger.warn(
+      `${ignoredUpstream.join(", ")} ${ignoredUpstream.length === 1 ? "is" : "are"} ignored: MCP_TENANTS_FILE gives each tenant its own upstream; set ${ignoredUpstream.length === 1 ? "it" : "them"} in the tenant's "upstream" instead`,
+    );
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     throw new StartRefused("REDIS_URL: expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0");
   return {

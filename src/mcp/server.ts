@@ -11,6 +11,7 @@ import type { Clients } from "../client/types.js";
 import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
 import { redact } from "../errors/redact.js";
+import { PROCESS_SECRETS, type SecretScope } from "../errors/secret.js";
 import type { IdempotencyStore } from "../idempotency/store.js";
 import { toolCallSpan } from "../telemetry/hooks.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -36,6 +37,11 @@ export interface ServerDeps {
   version: string;
   /** The tenant (MCP_TENANTS_FILE) this server acts for: named in traces; never its token. */
   tenant?: string | undefined;
+  /**
+   * The secrets this server's answers are scrubbed with: its configuration's (the tenant's own), so
+   * that no answer depends on another tenant's secrets. Default: every secret of the process.
+   */
+  secrets?: SecretScope | undefined;
   /** Signs confirmation requestState; defaults to one random key per process. */
   signer?: StateSigner;
   /**
@@ -56,6 +62,11 @@ export interface ServerOptions {
    * this off (it re-parses each record of every list); tests turn it on to catch drift early.
    */
   checkOutputs?: boolean;
+  /**
+   * The lists (tools/list, prompts/list) depend on who asks (a tenant's own tool set): announce them
+   * with cacheScope "private", so no shared cache serves one tenant's list to another.
+   */
+  privateLists?: boolean;
 }
 
 export interface ToolSelection {
@@ -186,28 +197,38 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
         if (!entry) return undefined;
         // One server span per call (a no-op unless tracing is on); a confirmation round is not a failure.
         let signal: ProtocolSignal | undefined;
-        const result = await toolCallSpan(name, { tenant: deps.tenant, ...call.trace }, async (span) => {
-          try {
-            const out = await untilStopping(
-              runTool(entry, args, call, deps, options),
-              entry.tool,
-              deps.stopping,
-              deps.idempotency.shared,
-            );
-            if (out.isError) span.fail("tool_error");
-            return out;
-          } catch (error) {
-            if (!(error instanceof ProtocolSignal)) throw error;
-            signal = error;
-            return undefined;
-          }
-        });
+        const write = !entry.tool.annotations.readOnlyHint;
+        const result = await toolCallSpan(
+          name,
+          { tenant: deps.tenant, write, ...call.trace },
+          async (span) => {
+            try {
+              const out = await untilStopping(
+                runTool(entry, args, call, deps, options),
+                entry.tool,
+                deps.stopping,
+                deps.idempotency.shared,
+                deps.secrets ?? PROCESS_SECRETS,
+              );
+              if (out.isError) span.fail("tool_error");
+              return out;
+            } catch (error) {
+              if (!(error instanceof ProtocolSignal)) throw error;
+              signal = error;
+              return undefined;
+            }
+          },
+        );
         if (signal) throw signal;
         return result;
       },
       ...promptHandlers(new Set(options.tools.map((t) => t.name))),
     },
-    { signer: deps.signer ?? processSigner },
+    {
+      signer: deps.signer ?? processSigner,
+      tenant: deps.tenant,
+      cacheScope: options.privateLists ? "private" : "public",
+    },
   );
 }
 
@@ -240,6 +261,7 @@ async function untilStopping(
   tool: AnyTool,
   stopping: AbortSignal | undefined,
   sharedStore: boolean,
+  secrets: SecretScope,
 ): Promise<CallToolResult> {
   if (stopping === undefined) return running;
   const retry = sharedStore
@@ -251,6 +273,7 @@ async function untilStopping(
         ? `The server shut down before ${tool.name} finished; nothing was changed. Retry the call.`
         : `The server shut down while ${tool.name} was running: the outcome is unknown (the write may have reached the upstream). ${retry}`,
       { code: "SHUTDOWN", outcome: tool.annotations.readOnlyHint ? "not_applied" : "unknown" },
+      secrets,
     );
   if (stopping.aborted) return stopped();
   return new Promise((resolve, reject) => {
@@ -272,6 +295,7 @@ async function runTool(
   options: ServerOptions,
 ): Promise<CallToolResult> {
   const { tool } = entry;
+  const secrets = deps.secrets ?? PROCESS_SECRETS;
   const log = deps.logger.child({ tool: tool.name });
   const started = performance.now();
   const writes = !tool.annotations.readOnlyHint;
@@ -293,6 +317,7 @@ async function runTool(
     return errorResult(
       `Invalid arguments for ${tool.name}: "arguments" must be a JSON object of named parameters (got ${got}). Call it like ${exampleOf(tool)}. Nothing was sent.`,
       {},
+      secrets,
     );
   }
   const parsed = (tool.inputSchema as z.ZodObject).safeParse(decoded);
@@ -300,7 +325,7 @@ async function runTool(
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
     audit("INVALID_ARGUMENTS");
-    return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues });
+    return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues }, secrets);
   }
   const input = parsed.data;
   target = tool.auditTarget?.(input);
@@ -337,6 +362,7 @@ async function runTool(
       return errorResult(
         `Internal error: ${tool.name} produced an unexpected result; this is a bug in maintenance-mcp.`,
         {},
+        secrets,
       );
     }
     audit(
@@ -363,9 +389,9 @@ async function runTool(
       error instanceof ApiError || error instanceof NotConfirmedError || error instanceof UserInputError;
     audit(call.signal.aborted ? "cancelled" : known ? error.code : "INTERNAL");
     if (!known) log.error("unexpected error in tool", { error });
-    if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code });
-    const { text, details } = formatError(error);
-    return errorResult(text, details);
+    if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code }, secrets);
+    const { text, details } = formatError(error, secrets);
+    return errorResult(text, details, secrets);
   }
 }
 
@@ -376,11 +402,12 @@ function exampleOf(tool: AnyTool): string {
   return json?.startsWith("{") ? json : `{"name": "value"} (see the input schema in tools/list)`;
 }
 
-function errorResult(line: string, details: unknown): CallToolResult {
-  const safe = redact(details);
+/** An isError result; line and details scrubbed with `secrets` (the server's configuration's). */
+function errorResult(line: string, details: unknown, secrets: SecretScope): CallToolResult {
+  const safe = redact(details, secrets);
   const body =
     safe === undefined || (typeof safe === "object" && safe !== null && Object.keys(safe).length === 0)
       ? ""
       : `\nDetails: ${JSON.stringify(safe)}`;
-  return { isError: true, content: [{ type: "text", text: `${redact(line)}${body}` }] };
+  return { isError: true, content: [{ type: "text", text: `${redact(line, secrets)}${body}` }] };
 }

@@ -66,6 +66,17 @@ describe("loadConfig", () => {
     expect(problems({ ...oauthEnv, MMS_HAWK_PAYLOAD_HASH: "maybe" })).toEqual(["MMS_HAWK_PAYLOAD_HASH"]);
   });
 
+  it("reads MCP_TENANT_MAX_IN_FLIGHT (default 16), refusing what is not a whole number from 1", () => {
+    expect(loadConfig(oauthEnv).tenantMaxInFlight).toBe(16);
+    expect(loadConfig({ ...oauthEnv, MCP_TENANT_MAX_IN_FLIGHT: "4" }).tenantMaxInFlight).toBe(4);
+    for (const bad of ["0", "many", "-2", "100000"]) {
+      expect(problems({ ...oauthEnv, MCP_TENANT_MAX_IN_FLIGHT: bad })).toEqual(["MCP_TENANT_MAX_IN_FLIGHT"]);
+    }
+    expect(() => loadConfig({ ...oauthEnv, MCP_TENANT_MAX_IN_FLIGHT: "0" })).toThrow(
+      "MCP_TENANT_MAX_IN_FLIGHT: expected at least 1",
+    );
+  });
+
   it("never shows a secret in errors or JSON", () => {
     const secret = "super-secret-value-123";
     const c = loadConfig({
