@@ -24,6 +24,7 @@ export const UPSTREAM_VARIABLES = [
   "MMS_AUTH",
   "MMS_TIMEOUT_MS",
   "MMS_MAX_RETRIES",
+  "MMS_BUDGET_DISCOUNT",
 ] as const;
 
 /** Every MMS_* variable the server reads (the flag variables are read by src/main/cli.ts). */
@@ -72,6 +73,11 @@ export interface Config {
   maxRetries: number;
   httpToken: Secret | undefined;
   logLevel: LogLevel;
+  /**
+   * How this upstream's budget `discount` reads (MMS_BUDGET_DISCOUNT): the API does not say, so
+   * only an operator who knows can let results add net_total. Undefined: shown as given.
+   */
+  budgetDiscount?: "percent" | "amount" | undefined;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
   /** Requests one tenant may have in flight over HTTP (MCP_TENANT_MAX_IN_FLIGHT, interface.md §7b); loadConfig sets it (default 16). */
@@ -244,6 +250,14 @@ export function loadConfig(env: Env): Config {
   const payloadHash = parse("MMS_HAWK_PAYLOAD_HASH", bool, true);
   const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
   const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
+  const budgetDiscount = parse<"percent" | "amount" | undefined>(
+    "MMS_BUDGET_DISCOUNT",
+    z.enum(["percent", "amount"], {
+      error:
+        "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
+    }),
+    undefined,
+  );
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
   const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
@@ -283,6 +297,7 @@ export function loadConfig(env: Env): Config {
     idempotencyTtlSeconds,
     tenantMaxInFlight,
     secrets,
+    ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
     redisTimeoutMs,
   };
 }

@@ -68,6 +68,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       signer: options.signer,
       stopping: options.stopping,
       warmOnList: true,
+      budgetDiscount: config.budgetDiscount,
     };
     const serverOptions = {
       tools,

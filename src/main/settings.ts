@@ -15,7 +15,13 @@ import type { ServePlan } from "./cli.js";
 import { type OpenResources, StartRefused } from "./exit.js";
 
 /** MMS_* values a user may keep in sandbox mode; URLs and credentials always come from the sandbox. */
-const SANDBOX_KEEPS = ["MMS_AUTH", "MMS_TIMEOUT_MS", "MMS_MAX_RETRIES", "MMS_HAWK_PAYLOAD_HASH"];
+const SANDBOX_KEEPS = [
+  "MMS_AUTH",
+  "MMS_TIMEOUT_MS",
+  "MMS_MAX_RETRIES",
+  "MMS_HAWK_PAYLOAD_HASH",
+  "MMS_BUDGET_DISCOUNT",
+];
 
 export interface HostingSettings {
   tenantsFile?: string;

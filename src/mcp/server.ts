@@ -51,6 +51,10 @@ export interface ServerDeps {
   stopping?: AbortSignal;
   /** Start the clients' warm-up once tools/list is answered (the binary; tests leave it off). */
   warmOnList?: boolean;
+  /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT). */
+  budgetDiscount?: "percent" | "amount" | undefined;
+  /** The clock tools read (tests fix it); default the system clock. */
+  now?: () => Date;
 }
 
 export interface ServerOptions {
@@ -351,7 +355,8 @@ async function runTool(
       }
     },
     idempotency: deps.idempotency,
-    now: () => new Date(),
+    now: deps.now ?? (() => new Date()),
+    budgetDiscount: deps.budgetDiscount,
   };
 
   try {

@@ -94,6 +94,16 @@ describe("loadTenants", () => {
     expect(t!.config.hawk?.key.reveal()).toBe(HAWK_KEY);
   });
 
+  it("gives each tenant its own MMS_BUDGET_DISCOUNT (how its upstream's discount reads), validated as the environment's", () => {
+    const percent = { ...north, upstream: { ...north.upstream, MMS_BUDGET_DISCOUNT: "percent" } };
+    const [a] = load({ tenants: [percent] });
+    expect(a!.config.budgetDiscount).toBe("percent");
+    const bad = { ...north, upstream: { ...north.upstream, MMS_BUDGET_DISCOUNT: "half" } };
+    expect(problemsOf(() => load({ tenants: [bad] }))[0]).toMatch(
+      /tenants\[0\] "plant-north" upstream\.MMS_BUDGET_DISCOUNT: expected percent or amount/,
+    );
+  });
+
   it("read_only defaults to false", () => {
     const { read_only: _, ...rest } = north;
     expect(load({ tenants: [rest] })[0]!.readOnly).toBe(false);

@@ -77,6 +77,25 @@ describe("loadConfig", () => {
     );
   });
 
+  it("reads MMS_BUDGET_DISCOUNT as percent or amount, and names what it means when it is neither", () => {
+    expect(loadConfig(oauthEnv).budgetDiscount).toBeUndefined();
+    expect(loadConfig({ ...oauthEnv, MMS_BUDGET_DISCOUNT: "percent" }).budgetDiscount).toBe("percent");
+    expect(loadConfig({ ...oauthEnv, MMS_BUDGET_DISCOUNT: "amount" }).budgetDiscount).toBe("amount");
+    try {
+      loadConfig({ ...oauthEnv, MMS_BUDGET_DISCOUNT: "10%" });
+      throw new Error("expected a ConfigError");
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).problems).toEqual([
+        {
+          variable: "MMS_BUDGET_DISCOUNT",
+          expected:
+            "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
+        },
+      ]);
+    }
+  });
+
   it("never shows a secret in errors or JSON", () => {
     const secret = "super-secret-value-123";
     const c = loadConfig({
