@@ -12,7 +12,7 @@ import {
   type IndexedError,
   type RequestSummary,
 } from "./api-error.js";
-import { failureCode, isTlsCode } from "./failure-codes.js";
+import { failureCode, isTlsCode, isTlsToPlainHttp, PLAIN_HTTP_TO_TLS } from "./failure-codes.js";
 import { redact, scrubText } from "./redact.js";
 
 /** A response body after content-type aware parsing (src/client/body.ts). */
@@ -310,6 +310,12 @@ export interface TransportFailureInfo {
   idempotent: boolean;
 }
 
+/** OpenSSL's reason from its error text ("…:SSL routines:ssl3_get_record:wrong version number:…"). */
+function tlsReason(message: string): string {
+  const reason = /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1];
+  return scrubText(reason ?? message.split("\n")[0] ?? "");
+}
+
 /** A transport failure (no HTTP answer) as an ApiError: NETWORK or TIMEOUT. */
 export function transportError(info: TransportFailureInfo, request?: RequestSummary): ApiError {
   const { code, origin } = info;
@@ -317,14 +323,19 @@ export function transportError(info: TransportFailureInfo, request?: RequestSumm
   const host = origin.replace(/^https?:\/\//, "");
   let message: string;
   if (code === "TIMEOUT") message = `no complete answer from ${host} within ${info.timeoutMs ?? "?"} ms`;
-  else if (code === "ECONNREFUSED") message = `connection refused by ${host}`;
+  else if (code === "ECONNREFUSED")
+    message = `connection refused by ${host}: nothing accepts connections there`;
+  else if (isTlsToPlainHttp(code))
+    message = `${host} answered in plain HTTP, not TLS: the URL says https:// but the server there speaks http://`;
+  else if (code === PLAIN_HTTP_TO_TLS)
+    message = `${host} speaks TLS (HTTPS) and dropped the plain-HTTP request: the URL says http:// but the server there speaks https://`;
   else if (code === "ENOTFOUND") message = `DNS lookup failed for ${host} (check the configured URL)`;
   else if (code === "EAI_AGAIN") message = `temporary DNS failure resolving ${host}`;
   else if (code === "UND_ERR_CONNECT_TIMEOUT") message = `could not connect to ${host} in time`;
   else if (known?.timeout) message = `${host} did not answer in time (${code})`;
   else if (["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"].includes(code))
     message = `the connection to ${host} was closed before the response was complete (${code})`;
-  else if (isTlsCode(code)) message = `TLS failure talking to ${host}: ${scrubText(info.message)}`;
+  else if (isTlsCode(code)) message = `TLS failure talking to ${host}: ${tlsReason(info.message)} (${code})`;
   else message = `request to ${host} failed: ${scrubText(info.message)} (${code})`;
 
   if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
@@ -339,7 +350,9 @@ export function transportError(info: TransportFailureInfo, request?: RequestSumm
   const ambiguousWrite = !info.idempotent && known?.neverSent !== true;
   if (ambiguousWrite)
     message += "; the write may or may not have been applied upstream: check before repeating it";
-  const permanent = known?.transient === false || isTlsCode(code);
+  // Connection refused is retried by the policy (a restarting server), but once the retries are
+  // spent it is the configured URL or a server that is down: the agent's retry will not help.
+  const permanent = known?.transient === false || isTlsCode(code) || code === "ECONNREFUSED";
   return new ApiError({
     code: known?.timeout ? ERROR_CODES.TIMEOUT : ERROR_CODES.NETWORK,
     message,
