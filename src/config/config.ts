@@ -162,8 +162,9 @@ export function checkEnvironment(env: Env, options: { caseInsensitive?: boolean 
       continue;
     }
     const lower = name.toLowerCase();
+    if (!lower.startsWith("mms_") && !lower.startsWith("mcp_")) continue;
     const guess = closest(name, VARIABLE_NAMES);
-    if (lower.startsWith("mms_") || (lower.startsWith("mcp_") && guess !== undefined)) {
+    if (lower.startsWith("mms_") || guess !== undefined) {
       warnings.push(
         `${name} is not a variable this server reads and is ignored${guess ? `; did you mean ${guess}?` : ""} (see README, "Configuration")`,
       );
