@@ -72,9 +72,11 @@ async function toolsWith(userConfig: Record<string, string | boolean>): Promise<
 }
 
 describe("maintenance-mcp.mcpb", () => {
-  it("holds the bundled server and no node_modules (nothing left to install)", () => {
+  it("holds the bundled server, its icon and no node_modules (nothing left to install)", () => {
     const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(sep).join("/"));
     expect(files).toContain("dist/bin/maintenance-mcp.js");
+    expect(manifest.icon).toBe("icon.png");
+    expect(readFileSync(join(dir, "icon.png")).equals(readFileSync("mcpb/icon.png"))).toBe(true);
     // Everything is inside dist/bin (OpenTelemetry and Redis as chunks loaded when configured):
     // the package has no production dependencies, so the bundle installs none.
     expect(files.filter((f) => f.startsWith("node_modules/") && !f.startsWith("node_modules/."))).toEqual([]);

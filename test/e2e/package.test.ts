@@ -37,9 +37,13 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => rmSync(packed.dir, { recursive: true, force: true }));
 
-async function listToolsOf(command: string, args: string[]): Promise<string[]> {
+async function listToolsOf(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<string[]> {
   const client = new Client({ name: "package-test", version: "1" });
-  await client.connect(new StdioClientTransport({ command, args, env: cleanEnv(), stderr: "pipe" }));
+  await client.connect(new StdioClientTransport({ command, args, env: cleanEnv(env), stderr: "pipe" }));
   try {
     const names = (await client.listTools()).tools.map((t) => t.name);
     const result = await client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
@@ -52,7 +56,7 @@ async function listToolsOf(command: string, args: string[]): Promise<string[]> {
 }
 
 describe("the npm package", () => {
-  it("holds what a user runs and reads: the bundled binary, docs, no source maps, no tests", () => {
+  it("holds what a user runs and reads: the bundled binary, docs, client files, no source maps, no tests", () => {
     const { files } = packed;
     expect(files).toContain("dist/bin/maintenance-mcp.js");
     expect(files).toContain("dist/bin/third-party-licenses.txt");
@@ -62,7 +66,19 @@ describe("the npm package", () => {
     expect(files.filter((f) => /^(src|test|tools|scripts|bench\/run)/.test(f) || f.endsWith(".ts"))).toEqual(
       [],
     );
-    for (const f of ["README.md", "CHANGELOG.md", "LICENSE", "mcp.json", "server.json", "docs/client.md"]) {
+    for (const f of [
+      "README.md",
+      "CONTRIBUTING.md",
+      "CHANGELOG.md",
+      "LICENSE",
+      "mcp.json",
+      "server.json",
+      "docs/configuration.md",
+      "examples/clients/claude_desktop_config.json",
+      "examples/clients/claude-code.mcp.json",
+      "examples/clients/vscode.mcp.json",
+      "examples/clients/cursor.mcp.json",
+    ]) {
       expect(files).toContain(f);
     }
     // Every relative link of the README and docs/ resolves inside the package.
@@ -97,6 +113,12 @@ describe("the npm package", () => {
     expect(existsSync(bin)).toBe(true);
     expect(execFileSync(bin, ["--version"]).toString().trim()).toBe(pkg.version);
     expect(await listToolsOf(bin, ["--sandbox"])).toHaveLength(5);
+    // As server.json describes it: no required variable, the sandbox by MMS_SANDBOX alone.
+    const required = JSON.parse(readFileSync("server.json", "utf8")).packages[0].environmentVariables.filter(
+      (v: { isRequired?: boolean }) => v.isRequired,
+    );
+    expect(required).toEqual([]);
+    expect(await listToolsOf(bin, [], { MMS_SANDBOX: "true" })).toHaveLength(5);
     // Production dependencies only; the bundled packages are not installed, so the bin ran without them.
     for (const dev of ["vitest", "zod", "undici", "hawk", "@modelcontextprotocol/server"])
       expect(existsSync(join(prefix, "node_modules", dev)), dev).toBe(false);

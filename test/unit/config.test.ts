@@ -119,8 +119,8 @@ describe("configWarnings", () => {
     expect(configWarnings(oauthEnv)).toEqual([]);
   });
 
-  it("knows exactly the MMS_* variables the README's Configuration table documents", () => {
-    const rows = readFileSync("README.md", "utf8")
+  it("knows exactly the MMS_* variables the table of docs/configuration.md documents", () => {
+    const rows = readFileSync("docs/configuration.md", "utf8")
       .split("\n")
       .filter((line) => line.startsWith("| `MMS_"));
     const documented = new Set(rows.flatMap((row) => row.split("|")[1]!.match(/MMS_[A-Z_]+[A-Z]/g) ?? []));

@@ -1,8 +1,12 @@
 /**
  * The registry entry (server.json) and the MCP Bundle manifest (mcpb/manifest.json) agree with
- * the package: schema-valid, same version, and every variable they set is one the server reads.
+ * the package: schema-valid (each against its publisher's schema), same version, every variable they set is one
+ * the server reads, nothing required that the sandbox does not need, and the bundle has its icon.
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
@@ -34,6 +38,19 @@ describe("server.json (MCP Registry)", () => {
     expect(validate({ ...server, description: "x".repeat(101) })).toBe(false);
   });
 
+  it("has a description comfortably under the registry's 100-character limit", () => {
+    expect(server.description.length).toBeLessThanOrEqual(90);
+  });
+
+  it("requires no variable: the sandbox needs none, and MMS_BASE_URL says when it is needed", () => {
+    const vars: (EnvVar & { isRequired?: boolean; description: string })[] =
+      server.packages[0].environmentVariables;
+    expect(vars.filter((v) => v.isRequired).map((v) => v.name)).toEqual([]);
+    const base = vars.find((v) => v.name === "MMS_BASE_URL")!;
+    expect(base.description).toMatch(/required unless MMS_SANDBOX is true/);
+    expect(vars.find((v) => v.name === "MMS_SANDBOX")).toMatchObject({ format: "boolean", default: "false" });
+  });
+
   it("names the npm package at package.json's version, over stdio", () => {
     expect(server.name).toBe(pkg.mcpName);
     expect(server.version).toBe(pkg.version);
@@ -58,6 +75,36 @@ describe("server.json (MCP Registry)", () => {
 
 describe("mcpb/manifest.json (MCP Bundle)", () => {
   const manifest = json("mcpb/manifest.json");
+
+  it("names its schema where the mcpb project publishes it, and is valid against the mcpb package's copy", () => {
+    const file = `mcpb-manifest-v${manifest.manifest_version}.schema.json`;
+    expect(manifest.$schema).toBe(
+      `https://raw.githubusercontent.com/modelcontextprotocol/mcpb/main/schemas/${file}`,
+    );
+    // The same file ships in @anthropic-ai/mcpb's schemas/ (its repository's folder of that name).
+    const schema = json(`node_modules/@anthropic-ai/mcpb/schemas/${file}`);
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    const validate = ajv.compile(schema);
+    expect(validate(manifest), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...manifest, icon: 42 })).toBe(false);
+  });
+
+  it("has an icon: a 512 x 512 PNG that scripts/make-icon.mjs draws byte for byte", () => {
+    expect(manifest.icon).toBe("icon.png");
+    const png = readFileSync("mcpb/icon.png");
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.subarray(12, 16).toString("ascii")).toBe("IHDR");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([512, 512]);
+    const dir = mkdtempSync(join(tmpdir(), "maintenance-mcp-icon-"));
+    try {
+      const out = join(dir, "icon.png");
+      execFileSync(process.execPath, ["scripts/make-icon.mjs", "--out", out], { stdio: "ignore" });
+      expect(readFileSync(out).equals(png)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("is a 0.3 node bundle at package.json's version", () => {
     expect(manifest).toMatchObject({ manifest_version: "0.3", name: pkg.name, version: pkg.version });
