@@ -113,9 +113,28 @@ export interface EnvironmentCheck {
  * variables (IS_SANDBOX, HTTP_TOKEN) are never taken for ours.
  */
 function looksOurs(name: string): boolean {
-  if (/^(mms|mcp)/.test(normalise(name))) return true;
-  const head = name.split(/[_-]/)[0]!.toUpperCase();
-  return head.length >= 2 && (editDistance(head, "MMS") <= 1 || editDistance(head, "MCP") <= 1);
+  const upper = name.toUpperCase();
+  if (upper.startsWith("MMS") || upper.startsWith("MCP")) return true;
+  const end = upper.search(/[_-]/);
+  const head = end === -1 ? upper : upper.slice(0, end);
+  // Runs for every variable of the environment at start: no allocation on the common path.
+  return head.length >= 2 && head.length <= 4 && (withinOneEdit(head, "MMS") || withinOneEdit(head, "MCP"));
+}
+
+/** Whether `a` is at most one edit (insertion, deletion, substitution, adjacent swap) from `b`. */
+function withinOneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  if (a.length === b.length) {
+    const diff: number[] = [];
+    for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+    if (diff.length <= 1) return true;
+    const [i, j] = diff as [number, number];
+    return diff.length === 2 && j === i + 1 && a[i] === b[j] && a[j] === b[i];
+  }
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && long[i] === short[i]) i++;
+  return long.slice(i + 1) === short.slice(i);
 }
 
 /**
