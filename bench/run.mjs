@@ -4,7 +4,7 @@
  * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
- *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http
+ *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http tenants scale
  */
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -19,6 +19,8 @@ import memory from "./sections/memory.mjs";
 import pagination from "./sections/pagination.mjs";
 import perCall from "./sections/per-call.mjs";
 import records from "./sections/records.mjs";
+import scale from "./sections/scale.mjs";
+import tenants from "./sections/tenants.mjs";
 
 const SECTIONS = {
   "per-call": perCall,
@@ -30,6 +32,9 @@ const SECTIONS = {
   "budget-review": budgetReview,
   pagination,
   http,
+  tenants,
+  // Last: it grows the shared sandbox to 30,000 budgets (and puts the count back after).
+  scale,
 };
 const RESULTS = fileURLToPath(new URL("./results/latest.md", import.meta.url));
 

@@ -1,6 +1,7 @@
 /** Tool `add_task_resources`: POST group_tasks/{id}/tasks/{id}/resources (api-spec §4.1), with dry run and idempotency. */
 import { z } from "zod";
 import type { TaskResourceInput } from "../src/client/types.js";
+import { quotedFields } from "../src/domain/prompt-text.js";
 import { UserInputError } from "../src/errors/api-error.js";
 import { defineTool } from "./define.js";
 import { dryRun, idempotencyKey, positiveId } from "./params.js";
@@ -79,6 +80,16 @@ function rejectDuplicates(resources: TaskResourceInput[]): void {
   }
 }
 
+/**
+ * The --confirm-writes question: counts, references and the target first, in the server's words; the
+ * agent's notes quoted on one line and cut (src/domain/prompt-text.ts).
+ */
+function question(group: number, task: number, resources: TaskResourceInput[]): string {
+  const what = resources.map((r) => `${r.type_description} ${reference(r)}`).join(", ");
+  const notes = quotedFields(resources.map((r, i) => [`note of resource ${i}`, r.note] as const));
+  return `Write now (not a dry run): add ${resources.length} resource(s), quantity 1 each at the unit cost of its record, to task ${task} of task plan ${group}: ${what}.${notes === "" ? "" : ` Text from the agent, quoted: ${notes}.`}`;
+}
+
 export default defineTool({
   name: "add_task_resources",
   title: "Add resources to a task-plan task",
@@ -100,11 +111,7 @@ export default defineTool({
     if (input.dry_run) return { dry_run: true, request: { ...request }, id_group_task: group, id_task: task };
 
     const write = async () => {
-      await ctx.confirmWrite(
-        `Add ${resources.length} resource(s) to task ${task} of task plan ${group}: ${resources
-          .map((r) => `${r.type_description} ${reference(r)}`)
-          .join(", ")}.`,
-      );
+      await ctx.confirmWrite(question(group, task, resources));
       const created = await ctx.api.addTaskResources(group, task, resources, { signal: ctx.signal });
       return created.map((r) => ({ ...r }));
     };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { WarehouseEntryBody, WarehouseMovement } from "../src/client/types.js";
 import { MOVEMENT_TYPE } from "../src/domain/labels.js";
 import { currencyLabel, currencyOf, formatMoney } from "../src/domain/money.js";
+import { quoted, quotedFields } from "../src/domain/prompt-text.js";
 import { movementTotals, taxLabel, toEntryBody } from "../src/domain/warehouse-entry.js";
 import { defineTool } from "./define.js";
 import { decimal, dryRun, idempotencyKey, text } from "./params.js";
@@ -55,14 +56,33 @@ const asRecord = (m: WarehouseMovement) => {
 
 type Input = z.output<typeof CreateWarehouseEntryInput>;
 
+/**
+ * The --confirm-writes question: quantities, costs and the target first, in the server's words; every
+ * text the agent chose quoted on one line and cut (src/domain/prompt-text.ts).
+ */
 function summarize(input: Input, body: WarehouseEntryBody): string {
   const kind = MOVEMENT_TYPE[body.movement_type];
   const items = body.items
     ? body.items
-        .map((i) => `${i.code} x${i.qty}${i.unit_cost === undefined ? "" : ` @ ${i.unit_cost}`}`)
+        .map(
+          (i) =>
+            `${i.qty} x ${quoted(i.code)}${i.unit_cost === undefined ? "" : ` at unit cost ${i.unit_cost}`}${i.serial_numbers ? ` (${i.serial_numbers.length} serial numbers)` : ""}`,
+        )
         .join(", ")
-    : "everything pending on the source";
-  return `Create a ${kind} entry in warehouse ${input.warehouse_code} (document ${body.document}, user ${body.code_user}): ${items}.`;
+    : "every item still pending on the source document";
+  const costs = body.items?.some((i) => i.unit_cost !== undefined)
+    ? " (costs in the company's currency)"
+    : "";
+  const text = quotedFields([
+    ["document", body.document],
+    ["user", body.code_user],
+    ["supplier", body.code_supplier],
+    ["cost center", body.value_cost_center],
+    ["cost center description", body.description_cost_center],
+    ["note", body.note],
+    ...(body.items ?? []).flatMap((i) => (i.tax_name === undefined ? [] : [["tax", i.tax_name] as const])),
+  ]);
+  return `Write now (not a dry run): ${items} into warehouse ${quoted(input.warehouse_code)} as a ${kind} entry${costs}. Text from the agent, quoted: ${text}.`;
 }
 
 export default defineTool({

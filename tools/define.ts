@@ -38,6 +38,8 @@ export interface ToolContext {
   confirmWrite(summary: string): Promise<void>;
   idempotency: IdempotencyStore;
   now(): Date;
+  /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT); undefined when the operator did not say. */
+  budgetDiscount?: "percent" | "amount" | undefined;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -11,49 +11,70 @@ import {
   reviewBudgets,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
-import { toApiDate, toApiPeriod } from "../src/domain/dates.js";
+import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
 import { UserInputError } from "../src/errors/api-error.js";
 import { defineTool } from "./define.js";
-import { all, isoDate, limit, maxRecords, pageInfo, start, text } from "./params.js";
+import { all, isoDate, limit, pageInfo, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
-const FULL_VIEW_DEFAULT_LIMIT = 10;
-const DAY = 86_400_000;
+const SHORT_VIEW_DEFAULT_LIMIT = 10;
+/** A record list reads at most this many; a summary (group_by) holds no record and reads up to MAX_REVIEW. */
+const MAX_LIST_RECORDS = 10_000;
+const MAX_REVIEW = 100_000;
 // api-spec §3: status 3 is "cancelled" as a filter and "rejected" as returned; both names work.
 const STATUS_CODES = { pending: 1, approved: 2, rejected: 3, cancelled: 3 } as const;
+
+/** A bound on a budget total: far beyond any real amount is a mistake (and past 10^21 not a plain decimal). */
+const totalBound = z.number().refine((v) => Math.abs(v) <= 1e15, {
+  error: "must be between -10^15 and 10^15 (1000000000000000): no budget total comes near it",
+});
 
 export const QueryBudgetsInput = z.strictObject({
   id: text(100, "Budget folio.").optional(),
   status: z.literal(["pending", "approved", "rejected", "cancelled", 1, 2, 3]).optional(),
   wo_folio: text(100).optional(),
-  since: isoDate("ISO 8601 (UTC if no offset); default 30 days ago."),
-  until: isoDate("Default now."),
-  type_date: z
-    .enum(["creation_date", "initial_date", "final_date", "approval_date"])
-    .optional()
-    .describe("Default creation_date."),
+  since: isoDate(
+    'ISO 8601 (UTC if no offset), a duration back from now (P90D, PT12H) or "all"; default P30D.',
+  ),
+  until: isoDate('ISO 8601 or "now" (default).'),
+  type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date."),
   currency: z
     .union([text(60), z.array(text(60)).refine((a) => a.length <= 20, { error: "at most 20 currencies" })])
     .optional()
     .describe("ISO code or name, or a list."),
   cost_center: text(100, "Description or id.").optional(),
   third_party: text(100, "Code or part of the name.").optional(),
-  min_total: z.number().optional(),
-  max_total: z.number().optional(),
+  min_total: totalBound.optional(),
+  max_total: totalBound.optional(),
+  amount: z
+    .enum(["items", "net"])
+    .optional()
+    .describe("For bounds, sort, group_by; net: after discount (needs MMS_BUDGET_DISCOUNT)."),
   sort: z.enum(["total_desc", "total_asc", "date_desc", "date_asc"]).optional(),
   group_by: z.array(z.enum(GROUPS)).optional(),
   start,
   limit: limit(DEFAULT_LIMIT),
   all,
-  max_records: maxRecords,
-  view: z.enum(["compact", "full"]).optional(),
+  max_records: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_REVIEW)
+    .optional()
+    .describe("Default 1000; over 10000 needs group_by."),
+  view: z.enum(["compact", "detail", "full"]).optional(),
 });
 
 export const QueryBudgetsOutput = z.object({
   ...pageInfo,
-  view: z.enum(["compact", "full", "summary"]),
+  complete: z.boolean(),
+  period: z.looseObject({}),
+  today: z.string(),
+  view: z.enum(["compact", "detail", "full", "summary"]),
   budgets: z.array(z.looseObject({})),
   groups: z.array(z.looseObject({})).optional(),
+  subtotals: z.array(z.looseObject({})).optional(),
+  pending_age: z.array(z.looseObject({})).optional(),
   review: z.looseObject({}).optional(),
   notes: z.array(z.string()).optional(),
 });
@@ -62,8 +83,9 @@ export default defineTool({
   name: "query_budgets",
   title: "Query work-order budgets",
   description: [
-    "List work-order budgets. Compact view: folio, work order, status, cost center, third party, ISO currency, items_total, line_count, dates.",
-    "Use this tool to review budgets: filters, sort and group_by run over every page; sums never mix currencies. id/wo_folio lookups ignore the 30-day default period.",
+    "List work-order budgets. Compact view: folio, work order, status, cost center, third party, ISO currency, items_total, line_count, dates; detail adds discount, note and lines.",
+    "items_total: sum of line totals, before discount and taxes.",
+    "Use this tool to review budgets: filters, sort and group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
     'Totals per currency: Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
@@ -83,26 +105,44 @@ export default defineTool({
         { fields: ["min_total", "max_total"] },
       );
     }
-    const period = toApiPeriod(input.since, input.until);
-    // interface.md §6: lookups are exact. An explicit all-time period keeps any deployment's
-    // 30-day default from hiding an old budget.
-    if (input.id !== undefined || input.wo_folio !== undefined) {
-      period.since ??= "2000-01-01T00:00:00+00";
-      period.until ??= toApiDate(new Date(ctx.now().getTime() + 366 * DAY).toISOString(), "until", "end").api;
+    if (input.amount === "net" && ctx.budgetDiscount === undefined) {
+      throw new UserInputError(
+        'amount "net" needs to know whether the API\'s discount is a percentage or an amount, which the API does not say: the operator sets MMS_BUDGET_DISCOUNT=percent or amount. Without it, use amount "items" (before the discount).',
+        { field: "amount" },
+      );
     }
+    const grouped = (input.group_by?.length ?? 0) > 0;
+    if (!grouped && input.max_records !== undefined && input.max_records > MAX_LIST_RECORDS) {
+      throw new UserInputError(
+        `max_records ${input.max_records} is above ${MAX_LIST_RECORDS} for a list of records: add group_by for a summary (up to ${MAX_REVIEW}), or lower max_records`,
+        { field: "max_records" },
+      );
+    }
+    const lookup =
+      input.id !== undefined
+        ? `folio ${input.id}`
+        : input.wo_folio !== undefined
+          ? `work order ${input.wo_folio}`
+          : undefined;
+    const window = resolvePeriod(
+      { since: input.since, until: input.until, type_date: input.type_date, lookup },
+      ctx.now(),
+    );
     const query = {
       id: input.id,
       status: typeof input.status === "string" ? STATUS_CODES[input.status] : input.status,
       wo_folio: input.wo_folio,
-      ...period,
+      ...window.api,
       type_date: input.type_date,
     };
     const view = input.view ?? "compact";
     const deps = {
       view,
+      window,
+      discount: ctx.budgetDiscount,
       progress: (update: Parameters<typeof ctx.progress>[0]) => ctx.progress(update),
       now: () => ctx.now(),
-      defaultLimit: view === "full" ? FULL_VIEW_DEFAULT_LIMIT : DEFAULT_LIMIT,
+      defaultLimit: view === "compact" ? DEFAULT_LIMIT : SHORT_VIEW_DEFAULT_LIMIT,
       fetchPage: (start: number, limit: number) =>
         ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal }),
     };

@@ -13,6 +13,7 @@ const CHILD = fileURLToPath(new URL("../sandbox-child.mjs", import.meta.url));
  * Start the sandbox process.
  * @returns {Promise<{url, baseUrl, authUrl, env: () => Record<string,string>,
  *   latency: (ms: number, route: string) => Promise<void>, addBudgets: (total: number) => Promise<number>,
+ *   setBudgets: (total: number) => Promise<number>,
  *   close: () => Promise<void>}>}
  */
 export function startSandbox() {
@@ -37,6 +38,7 @@ export function startSandbox() {
           env: () => ({ ...msg.env }),
           latency: (ms, route) => send("latency", { ms, route }),
           addBudgets: (total) => send("addBudgets", { total }),
+          setBudgets: (total) => send("setBudgets", { total }),
           close: async () => {
             child.disconnect();
             await exited;

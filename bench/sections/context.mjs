@@ -3,7 +3,7 @@
  * and of each tool's result for a typical call. A result's size is its whole CallToolResult as JSON
  * (structuredContent + content text, as a client receives it). Budgets: 100 of the last 90 days in
  * the compact (default) and full views, against the same 100 as pretty-printed raw upstream JSON.
- * Targets: tools/list <= 2,500 tokens; compact budgets <= 20 % of the raw bytes.
+ * Targets: tools/list <= 3,000 tokens; compact budgets <= 20 % of the raw bytes.
  */
 import { SEED } from "../../dist/src/sandbox/index.js";
 import { callOk, childEnv, connectStdio, OURS_BIN } from "../lib/servers.mjs";
@@ -94,8 +94,8 @@ export default async function context({ sb }) {
         {
           name: "4. tools/list size",
           figure: `${listTokens} tokens (${listBytes} B)`,
-          target: "<= 2,500 tokens",
-          met: listTokens <= 2_500,
+          target: "<= 3,000 tokens",
+          met: listTokens <= 3_000,
         },
         {
           name: "4. 100 budgets, compact view / raw pretty JSON",

@@ -7,7 +7,7 @@
  */
 import { ApiError, ERROR_CODES } from "../errors/api-error.js";
 import { mentionsUnauthorizedEndpoint, responseError } from "../errors/normalize.js";
-import { Secret } from "../errors/secret.js";
+import type { Secret } from "../errors/secret.js";
 import { spanEvent } from "../telemetry/hooks.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { AuthGrant, AuthRequest, AuthResponse, AuthStrategy, ChallengeVerdict } from "./types.js";
@@ -59,6 +59,8 @@ export class OAuthStrategy implements AuthStrategy {
   readonly afterRetryHint = "; still rejected after fetching a new access token";
   readonly #clientId: string;
   readonly #basic: Secret;
+  /** Tokens are derived from it: registered in the same scope (the tenant's), so its answers scrub them. */
+  readonly #clientSecret: Secret;
   readonly #tokenUrl: string;
   readonly #exchange: TokenExchange;
   readonly #logger: Logger;
@@ -70,9 +72,10 @@ export class OAuthStrategy implements AuthStrategy {
     this.#clientId = credentials.clientId;
     // api-spec §4.6 / upstream-notes: base64("id:secret") of the plain values, not form-encoded first.
     // Wrapped in a Secret too, so the derived header value is scrubbed wherever it might surface.
-    this.#basic = new Secret(
+    this.#basic = credentials.clientSecret.derive(
       Buffer.from(`${credentials.clientId}:${credentials.clientSecret.reveal()}`, "utf8").toString("base64"),
     );
+    this.#clientSecret = credentials.clientSecret;
     this.#tokenUrl = `${credentials.authUrl}/oauth/token`;
     this.#exchange = options.exchange;
     this.#logger = options.logger;
@@ -124,7 +127,7 @@ export class OAuthStrategy implements AuthStrategy {
   #drop(): void {
     const old = this.#current;
     this.#current = undefined;
-    if (old !== undefined) Secret.forget(old.value.reveal(), old.expiresAt);
+    old?.value.retire(old.expiresAt);
   }
 
   async #fetch(): Promise<Token> {
@@ -152,7 +155,7 @@ export class OAuthStrategy implements AuthStrategy {
     }
     if (answer.status < 200 || answer.status >= 300) throw this.#rejected(answer, json);
     const body = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
-    const value = new Secret(validToken(body, answer.status));
+    const value = this.#clientSecret.derive(validToken(body, answer.status));
     const rawExpires = Number(body.expires_in);
     const expiresIn = Number.isFinite(rawExpires) && rawExpires > 0 ? rawExpires : DEFAULT_EXPIRES_IN_S;
     const token: Token = {
@@ -194,7 +197,11 @@ export class OAuthStrategy implements AuthStrategy {
       json === undefined
         ? { kind: "text" as const, text: answer.text, html: /<html|<!doctype/i.test(answer.text) }
         : { kind: "json" as const, value: json };
-    const base = responseError({ status: answer.status, headers: answer.headers, body: parsed }, request);
+    const base = responseError(
+      { status: answer.status, headers: answer.headers, body: parsed },
+      request,
+      this.#clientSecret.scope,
+    );
     return new ApiError({
       status: answer.status,
       code: base?.code ?? ERROR_CODES.UPSTREAM,

@@ -21,6 +21,7 @@ import {
   transportError,
   withDetails,
 } from "../errors/normalize.js";
+import { PROCESS_SECRETS, type SecretScope } from "../errors/secret.js";
 import { spanEvent, upstreamSpan } from "../telemetry/hooks.js";
 import type { Logger } from "../telemetry/logger.js";
 import { routeTemplate } from "../telemetry/route.js";
@@ -79,6 +80,8 @@ export interface HttpClientOptions {
   random?: () => number;
   /** Headers sent on every request (e.g. Accept). */
   headers?: Record<string, string>;
+  /** The secrets errors are scrubbed with: the configuration's (a tenant's), by default the process's. */
+  secrets?: SecretScope;
 }
 
 export interface JsonCall {
@@ -118,9 +121,15 @@ export class HttpClient {
     this.#o = {
       now: Date.now,
       random: Math.random,
+      secrets: PROCESS_SECRETS,
       ...options,
       headers: { accept: "application/json", "user-agent": "maintenance-mcp", ...options.headers },
     };
+  }
+
+  /** A request summary for errors built after the answer (a shape check), scrubbed with this client's secrets. */
+  summary(method: string, path: string): RequestSummary {
+    return requestSummary(method, path, this.#o.secrets);
   }
 
   /**
@@ -189,7 +198,7 @@ export class HttpClient {
     };
     return {
       call,
-      summary: requestSummary(call.method, call.path),
+      summary: requestSummary(call.method, call.path, this.#o.secrets),
       idempotent: call.method === "GET",
       started: performance.now(),
       body,
@@ -248,7 +257,7 @@ export class HttpClient {
       const sent = failureCode(e.code)?.neverSent !== true;
       return {
         kind: "failed",
-        error: transportError(info, plan.summary),
+        error: transportError(info, plan.summary, this.#o.secrets),
         failure: { kind: "transport", code: e.code },
         sent,
       };
@@ -265,7 +274,11 @@ export class HttpClient {
     } catch (e) {
       throw e instanceof ApiError ? withRequest(e, plan.summary) : e;
     }
-    const error = responseError({ status: raw.status, headers: raw.headers, body: parsed }, plan.summary);
+    const error = responseError(
+      { status: raw.status, headers: raw.headers, body: parsed },
+      plan.summary,
+      this.#o.secrets,
+    );
     if (error === undefined) return { kind: "ok", json, status: raw.status };
     const status = error.status ?? raw.status;
     if (status === 401 || raw.status === 401 || raw.status === 407) {

@@ -54,7 +54,11 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
   const oauth =
     config.oauth === undefined
       ? undefined
-      : new OAuthStrategy(config.oauth, { exchange: transport.tokenExchange(config.timeoutMs), logger, now });
+      : new OAuthStrategy(config.oauth, {
+          exchange: transport.tokenExchange(config.timeoutMs, config.secrets),
+          logger,
+          now,
+        });
 
   let mainAuth: AuthStrategy;
   if (config.auth === "hawk") {
@@ -72,6 +76,7 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
     retry,
     logger,
     now,
+    ...(config.secrets ? { secrets: config.secrets } : {}),
     ...(deps.random ? { random: deps.random } : {}),
   };
   const base = parseBaseUrl(config.baseUrl);

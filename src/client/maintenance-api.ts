@@ -3,7 +3,6 @@
  * builders of requests.ts, send it through HttpClient, zod-parse the answer into domain types.
  * No retries, headers or status codes here: those live in http.ts.
  */
-import { requestSummary } from "../errors/normalize.js";
 import type { BaseUrl } from "./api-path.js";
 import type { HttpClient } from "./http.js";
 import {
@@ -22,9 +21,8 @@ import {
 } from "./schemas.js";
 import type { CallOptions, MaintenanceApi, PreparedRequest } from "./types.js";
 
-const summary = (req: PreparedRequest) => requestSummary(req.method, req.path);
-
 export function createMaintenanceApi(http: HttpClient, base: BaseUrl): MaintenanceApi {
+  const summary = (req: PreparedRequest) => http.summary(req.method, req.path);
   const send = (req: PreparedRequest, options?: CallOptions) =>
     http.json({ method: req.method, path: req.path, body: req.body, signal: options?.signal });
 

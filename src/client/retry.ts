@@ -31,6 +31,19 @@ export const DEFAULT_RETRY: Omit<RetryOptions, "maxRetries"> = Object.freeze({
   minAttemptMs: 500,
 });
 
+/**
+ * The longest one write (POST) can run, from its start to its last byte (src/client/http.ts): its
+ * total budget, plus one token request (its own `timeoutMs`) started just before the budget ran out,
+ * as every exchange is cut to what is left of the budget. With few attempts it ends sooner: each
+ * attempt (the retries of a POST that never left, and one repeat after an auth challenge) is at most
+ * a token request and an exchange, with at most one backoff wait (never a Retry-After) before it.
+ */
+export function longestWriteMs(timeoutMs: number, options: RetryOptions): number {
+  const attempts = options.maxRetries + 2;
+  const byAttempts = attempts * 2 * timeoutMs + (attempts - 1) * options.maxDelayMs;
+  return Math.min(options.totalBudgetMs + timeoutMs, byAttempts);
+}
+
 /** Statuses worth repeating for an idempotent request. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 

@@ -15,6 +15,7 @@ import type { Agent, Dispatcher } from "undici";
 import type { TokenExchange } from "../auth/oauth.js";
 import { PLAIN_HTTP_TO_TLS } from "../errors/failure-codes.js";
 import { requestSummary, transportError } from "../errors/normalize.js";
+import type { SecretScope } from "../errors/secret.js";
 import { speaksTls } from "./tls-probe.js";
 
 /** Largest response body accepted (a budget page of 100 with items is well under 1 MiB). */
@@ -266,8 +267,11 @@ export class Transport {
     });
   }
 
-  /** A TokenExchange over this transport, for OAuthStrategy. Transport failures become ApiErrors. */
-  tokenExchange(timeoutMs: number): TokenExchange {
+  /**
+   * A TokenExchange over this transport, for OAuthStrategy. Transport failures become ApiErrors,
+   * scrubbed with `secrets` (the configuration's).
+   */
+  tokenExchange(timeoutMs: number, secrets?: SecretScope): TokenExchange {
     return async ({ url, headers, body }) => {
       const u = new URL(url);
       try {
@@ -283,7 +287,8 @@ export class Transport {
         const f = error as TransportFailure;
         throw transportError(
           { code: f.code, message: f.message, origin: u.origin, timeoutMs, idempotent: true },
-          requestSummary("POST", u.pathname),
+          requestSummary("POST", u.pathname, secrets),
+          secrets,
         );
       }
     };

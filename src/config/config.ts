@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
-import { Secret } from "../errors/secret.js";
+import { Secret, SecretScope } from "../errors/secret.js";
 import { closest, editDistance, normalise } from "./suggest.js";
 import { SAFETY_VARIABLES, SECRET_VARIABLES, VARIABLE_NAMES, type Variable } from "./variables.js";
 
@@ -25,6 +25,7 @@ export const UPSTREAM_VARIABLES = [
   "MMS_AUTH",
   "MMS_TIMEOUT_MS",
   "MMS_MAX_RETRIES",
+  "MMS_BUDGET_DISCOUNT",
 ] as const;
 
 /** Every MMS_* variable the server reads (the flag variables are read by src/main/cli.ts). */
@@ -68,8 +69,23 @@ export interface Config {
   maxRetries: number;
   httpToken: Secret | undefined;
   logLevel: LogLevel;
+  /**
+   * How this upstream's budget `discount` reads (MMS_BUDGET_DISCOUNT): the API does not say, so
+   * only an operator who knows can let results add net_total. Undefined: shown as given.
+   */
+  budgetDiscount?: "percent" | "amount" | undefined;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
+  /** Requests one tenant may have in flight over HTTP (MCP_TENANT_MAX_IN_FLIGHT, interface.md §7b); loadConfig sets it (default 16). */
+  tenantMaxInFlight?: number | undefined;
+  /**
+   * The secrets of this configuration (its credentials, and the tokens its clients fetch): what the
+   * answers of the server built from it are scrubbed with. loadConfig makes one per call, so each
+   * tenant has its own; without it the process's scope is used.
+   */
+  secrets?: SecretScope | undefined;
+  /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
+  redisTimeoutMs?: number | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -323,7 +339,17 @@ export function loadConfig(env: Env): Config {
   const payloadHash = parse("MMS_HAWK_PAYLOAD_HASH", bool, true);
   const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
   const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
+  const budgetDiscount = parse<"percent" | "amount" | undefined>(
+    "MMS_BUDGET_DISCOUNT",
+    z.enum(["percent", "amount"], {
+      error:
+        "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
+    }),
+    undefined,
+  );
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
+  const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
+  const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -339,9 +365,10 @@ export function loadConfig(env: Env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const secrets = new SecretScope();
   const oauth: OAuthConfig | undefined =
     hasOAuth && authUrl !== undefined
-      ? { clientId, clientSecret: new Secret(clientSecret), authUrl }
+      ? { clientId, clientSecret: new Secret(clientSecret, secrets), authUrl }
       : undefined;
   return {
     baseUrl: baseUrl!,
@@ -350,12 +377,16 @@ export function loadConfig(env: Env): Config {
     auth,
     oauth,
     hawk: hasHawk
-      ? { id: hawkId, key: new Secret(hawkKey), app: hawkApp, dlg: hawkDlg, payloadHash }
+      ? { id: hawkId, key: new Secret(hawkKey, secrets), app: hawkApp, dlg: hawkDlg, payloadHash }
       : undefined,
     timeoutMs,
     maxRetries,
-    httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw),
+    httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw, secrets),
     logLevel,
     idempotencyTtlSeconds,
+    tenantMaxInFlight,
+    secrets,
+    ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
+    redisTimeoutMs,
   };
 }

@@ -1,11 +1,14 @@
 /**
- * The two views of a work-order budget. The compact view keeps what a reviewer needs to
- * decide (under a fifth of the raw bytes), every amount beside its ISO currency code; the full
- * view is every field of api-spec §2.3 plus labels and the same code and total.
+ * The views of a work-order budget. The compact view keeps what a reviewer needs to decide
+ * (under a fifth of the raw bytes), every amount beside its ISO currency code; the detail view
+ * adds the note and the lines, never the third party's address, e-mail or phones; the full view is
+ * every field of api-spec §2.3 plus labels and the same code and total. `items_total` is the sum
+ * of the lines' total_cost, before the discount and taxes; `net_total` (after the discount) only
+ * when the operator says what the discount is (MMS_BUDGET_DISCOUNT): the API does not.
  */
 import type { Budget } from "../client/types.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
-import { type Currency, currencyOf, type Exact, exact, formatMoney, sum, toNumber } from "./money.js";
+import { type Currency, currencyOf, type Exact, exact, formatMoney, toNumber } from "./money.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).
 export type CompactBudget = {
@@ -20,26 +23,47 @@ export type CompactBudget = {
   currency: string;
   currency_unmapped?: true;
   items_total: number;
+  /** items_total after the discount, when MMS_BUDGET_DISCOUNT says how to read it. */
+  net_total?: number;
   discount: number | null;
   line_count: number;
   date_create: string;
   approval_date: string | null;
 };
 
-/** A budget with its currency and exact total worked out once (the review sorts, filters and sums these). */
+/** How the API's `discount` reads, when the operator knows (MMS_BUDGET_DISCOUNT); the API does not say. */
+export type DiscountKind = "percent" | "amount";
+
+/** A budget with its currency and exact totals worked out once (the review sorts, filters and sums these). */
 export interface PricedBudget {
   budget: Budget;
   currency: Currency;
+  /** items_total: the lines' total_cost summed, before the discount and taxes. */
   total: Exact;
+  /** After the discount; present only with a DiscountKind. */
+  net?: Exact;
 }
 
-/** Currency and exact sum of the lines' total_cost (the API sends no budget total). */
-export function price(b: Budget): PricedBudget {
-  return {
-    budget: b,
-    currency: currencyOf(b.currency_description),
-    total: sum(b.list_items.map((i) => exact(i.total_cost))),
-  };
+const HUNDRED_PERCENT = exact(100);
+
+/** items_total less the discount, read as a percentage or as an amount in the budget's currency. */
+export function netOf(total: Exact, discount: number | null, kind: DiscountKind): Exact {
+  if (discount === null || discount === 0) return total;
+  const d = exact(discount);
+  if (kind === "amount") return total - d;
+  // total x (100 - d) / 100, rounded half away from zero at the exact scale.
+  const scaled = total * (HUNDRED_PERCENT - d);
+  const half = HUNDRED_PERCENT / 2n;
+  return (scaled + (scaled < 0n ? -half : half)) / HUNDRED_PERCENT;
+}
+
+/** Currency and exact sum of the lines' total_cost (the API sends no budget total), and the net with a DiscountKind. */
+export function price(b: Budget, discount?: DiscountKind): PricedBudget {
+  let total = 0n;
+  for (const line of b.list_items) total += exact(line.total_cost);
+  const priced: PricedBudget = { budget: b, currency: currencyOf(b.currency_description), total };
+  if (discount !== undefined) priced.net = netOf(total, b.discount, discount);
+  return priced;
 }
 
 /** YYYY-MM-DD of an API date or timestamp (the day as the API wrote it); other text unchanged. */
@@ -50,8 +74,8 @@ export function day(value: string | null): string | null {
 const currencyFields = (c: Currency) =>
   c.mapped ? { currency: c.code } : { currency: c.code, currency_unmapped: true as const };
 
-export function compactBudget({ budget: b, currency, total }: PricedBudget): CompactBudget {
-  return {
+export function compactBudget({ budget: b, currency, total, net }: PricedBudget): CompactBudget {
+  const compact: CompactBudget = {
     folio: b.folio,
     wo_folio: b.wo_folio,
     status: b.status,
@@ -66,10 +90,39 @@ export function compactBudget({ budget: b, currency, total }: PricedBudget): Com
     date_create: day(b.date_create)!,
     approval_date: day(b.approval_date),
   };
+  if (net !== undefined) compact.net_total = toNumber(net, currency);
+  return compact;
+}
+
+/** One line of a budget as the detail view shows it. */
+export type DetailLine = {
+  /** The API's type_resource code (api-spec §2.3 does not give its meaning). */
+  type_resource: number;
+  description: string | null;
+  qty: number;
+  unit_cost: number;
+  total_cost: number;
+};
+
+export type DetailBudget = CompactBudget & { note: string | null; lines: DetailLine[] };
+
+/** The compact fields plus the note and the lines; no third-party address, e-mail or phones. */
+export function detailBudget(p: PricedBudget): DetailBudget {
+  return {
+    ...compactBudget(p),
+    note: p.budget.note === "" ? null : p.budget.note,
+    lines: p.budget.list_items.map((l) => ({
+      type_resource: l.type_resource,
+      description: l.items_log_description ?? l.hrl_description ?? l.stl_description,
+      qty: l.qty,
+      unit_cost: l.unit_cost,
+      total_cost: l.total_cost,
+    })),
+  };
 }
 
 /** Every field the API sent (known and unknown), plus labels, the currency code and the lines' total. */
-export function fullBudget({ budget: b, currency, total }: PricedBudget): {
+export function fullBudget({ budget: b, currency, total, net }: PricedBudget): {
   folio: string;
   [field: string]: unknown;
 } {
@@ -80,6 +133,7 @@ export function fullBudget({ budget: b, currency, total }: PricedBudget): {
     priority_label: labelOf(PRIORITY, b.id_priority),
     ...currencyFields(currency),
     items_total: toNumber(total, currency),
+    ...(net === undefined ? {} : { net_total: toNumber(net, currency) }),
   };
 }
 
@@ -89,6 +143,23 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export function budgetLine(b: CompactBudget): string {
   const money = formatMoney(b.items_total, { code: b.currency, mapped: b.currency_unmapped !== true });
   const discount = b.discount !== null && Number(b.discount) !== 0 ? ` discount ${b.discount}` : "";
+  const net =
+    b.net_total === undefined
+      ? ""
+      : ` net ${formatMoney(b.net_total, { code: b.currency, mapped: b.currency_unmapped !== true })}`;
   const approved = b.approval_date ? ` | approved ${b.approval_date}` : "";
-  return `${b.folio} WO ${b.wo_folio ?? "-"} | ${b.status_label} | ${b.cost_center ?? "-"} | ${b.third_party ?? "-"} | ${money} (${plural(b.line_count, "line")})${discount} | created ${b.date_create}${approved}`;
+  return `${b.folio} WO ${b.wo_folio ?? "-"} | ${b.status_label} | ${b.cost_center ?? "-"} | ${b.third_party ?? "-"} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${b.date_create}${approved}`;
+}
+
+/** The detail view's text: the compact line, then the note and one indented line per budget line. */
+export function detailLines(b: DetailBudget): string[] {
+  const cur = { code: b.currency, mapped: b.currency_unmapped !== true };
+  return [
+    budgetLine(b),
+    ...(b.note ? [`  note: ${b.note}`] : []),
+    ...b.lines.map(
+      (l) =>
+        `  - type ${l.type_resource} ${l.description ?? "-"}: ${l.qty} x ${formatMoney(l.unit_cost, cur)} = ${formatMoney(l.total_cost, cur)}`,
+    ),
+  ];
 }

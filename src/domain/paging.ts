@@ -31,6 +31,12 @@ export interface CollectOptions<T = unknown> {
    * cut to fit the host does not read pages only to drop them.
    */
   fitsAfterFirstPage?: (firstPage: readonly T[]) => number;
+  /**
+   * One page: when it is full and `total` equals its length (upstream-notes: `total` may be the
+   * page length), read one record past it to know whether more follow, instead of leaving the
+   * caller to guess.
+   */
+  probeWhenFull?: boolean;
 }
 
 export interface Collected<T> {
@@ -58,7 +64,9 @@ export async function collectPages<T>(
     const n = page.data.length;
     // upstream-notes: `total` is the page length on some deployments; a full page whose
     // total equals its length may have a successor, so offer it.
-    const more = n > 0 && (options.start + n < page.total || (n === options.limit && page.total === n));
+    let more = n > 0 && (options.start + n < page.total || (n === options.limit && page.total === n));
+    if (more && options.probeWhenFull && options.start + n >= page.total)
+      more = (await fetchPage(options.start + n, 1)).data.length > 0;
     return {
       items: page.data,
       total: page.total,
@@ -73,73 +81,109 @@ export async function collectPages<T>(
 }
 
 async function walkAll<T>(fetchPage: FetchPage<T>, options: CollectOptions<T>): Promise<Collected<T>> {
+  const pages = new Map<number, readonly T[]>();
+  const walked = await walkPages(fetchPage, {
+    ...options,
+    onPage: (items, at) => {
+      pages.set(at, items);
+    },
+  });
+  const items = [...pages.keys()].sort((a, b) => a - b).flatMap((at) => pages.get(at)!);
+  return { ...walked, items };
+}
+
+export interface WalkOptions<T> {
+  start: number;
+  maxRecords: number;
+  /** Pages in flight at once. */
+  concurrency?: number;
+  onProgress?: (fetched: number, target: number) => Promise<void>;
+  /** See CollectOptions. */
+  fitsAfterFirstPage?: (firstPage: readonly T[]) => number;
+  /**
+   * Each page as it arrives (not necessarily in offset order), with the offset of its first record;
+   * never more than max_records in all. The walk keeps no page: what to keep is the caller's.
+   */
+  onPage: (items: readonly T[], at: number) => void;
+}
+
+export type Walked = Omit<Collected<never>, "items"> & { read: number };
+
+/**
+ * Every page from `start`, at most `concurrency` in flight, each handed to `onPage` and dropped:
+ * memory holds the pages in flight, not the walk. Plans the pages from the first page's `total`,
+ * then goes on one page at a time while pages are full (`total` may be the page length).
+ */
+export async function walkPages<T>(fetchPage: FetchPage<T>, options: WalkOptions<T>): Promise<Walked> {
   const { start } = options;
   const pageSize = MAX_PAGE_SIZE;
   const first = await fetchPage(start, Math.min(pageSize, options.maxRecords));
   const fits = options.fitsAfterFirstPage?.(first.data) ?? Number.POSITIVE_INFINITY;
   const maxRecords = Math.min(options.maxRecords, Math.max(first.data.length, fits));
-  const pages: T[][] = [first.data];
-  let fetched = first.data.length;
-  const target = Math.min(Math.max(first.total - start, fetched), maxRecords);
-  await options.onProgress?.(fetched, target);
+  let read = 0;
+  let pages = 0;
+  // The page at the highest offset so far: its length and first record decide whether to go on.
+  let last = { at: start, length: 0, head: "" };
+  const take = (data: readonly T[], at: number) => {
+    const items = data.length > start + maxRecords - at ? data.slice(0, start + maxRecords - at) : data;
+    read += items.length;
+    pages += 1;
+    if (at >= last.at) last = { at, length: data.length, head: JSON.stringify(data[0]) };
+    options.onPage(items, at);
+  };
+  take(first.data, start);
+  const target = Math.min(Math.max(first.total - start, read), maxRecords);
+  await options.onProgress?.(read, target);
 
   // Plan the remaining pages from `total`, then fetch them with bounded concurrency.
   const offsets: number[] = [];
   if (first.data.length === Math.min(pageSize, maxRecords)) {
     for (let at = start + first.data.length; at < start + target; at += pageSize) offsets.push(at);
   }
-  const planned: T[][] = new Array(offsets.length);
   let next = 0;
   const worker = async () => {
     while (next < offsets.length) {
-      const i = next++;
-      const at = offsets[i]!;
+      const at = offsets[next++]!;
       const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
-      planned[i] = page.data;
-      fetched += page.data.length;
-      await options.onProgress?.(fetched, target);
+      take(page.data, at);
+      await options.onProgress?.(read, target);
     }
   };
   await Promise.all(
     Array.from({ length: Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, offsets.length) }, worker),
   );
-  pages.push(...planned);
 
   // `total` may understate (page-length semantics): continue one page at a time while pages are full.
   let repeatedPageAt: number | null = null;
-  let at = start + pages.reduce((n, p) => n + p.length, 0);
-  let last = pages[pages.length - 1]!;
+  let at = start + read;
   while (last.length === pageSize && at - start < maxRecords) {
     const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
-    if (page.data.length === 0) break;
-    if (JSON.stringify(page.data[0]) === JSON.stringify(last[0])) {
+    if (page.data.length === 0) {
+      last = { at, length: 0, head: "" };
+      break;
+    }
+    if (JSON.stringify(page.data[0]) === last.head) {
       repeatedPageAt = at;
       break;
     }
-    pages.push(page.data);
+    take(page.data, at);
     at += page.data.length;
-    last = page.data;
-    fetched += page.data.length;
-    await options.onProgress?.(fetched, Math.max(target, fetched));
+    await options.onProgress?.(read, Math.max(target, read));
   }
 
-  const items = pages.flat().slice(0, maxRecords);
-  const total = Math.max(first.total, start + items.length);
-  const omitted = Math.max(0, total - start - items.length);
+  const total = Math.max(first.total, start + read);
+  const omitted = Math.max(0, total - start - read);
   // upstream-notes: when `total` only repeats the first page's length, a walk stopped by the cap
   // on a full page cannot know it saw everything: offer the next offset rather than claim the end.
   const maybeMore =
-    items.length === maxRecords &&
-    first.total <= first.data.length &&
-    last.length > 0 &&
-    repeatedPageAt === null;
+    read === maxRecords && first.total <= first.data.length && last.length > 0 && repeatedPageAt === null;
   return {
-    items,
+    read,
     total,
     start,
-    nextStart: omitted > 0 || maybeMore ? start + items.length : null,
+    nextStart: omitted > 0 || maybeMore ? start + read : null,
     omitted,
-    pages: pages.length,
+    pages,
     repeatedPageAt,
   };
 }

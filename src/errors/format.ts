@@ -2,11 +2,13 @@
  * Any thrown value → one line an agent can act on, plus JSON details (STYLE.md rule 9).
  * `ApiError` and `UserInputError` keep every `{index, error}` item (never truncated) and get a
  * short hint per code; anything else becomes a generic line without stack or secret.
- * IMPORTANT: everything returned here passes through redact/scrubText.
+ * IMPORTANT: everything returned here passes through redact/scrubText, with the secrets of the
+ * caller's scope (a tenant's answers are scrubbed with that tenant's secrets only).
  */
 import { ApiError, ConfigError, type ErrorCode, type IndexedError, UserInputError } from "./api-error.js";
 import { isTlsToPlainHttp, PLAIN_HTTP_TO_TLS } from "./failure-codes.js";
 import { redact, scrubText } from "./redact.js";
+import { PROCESS_SECRETS, type SecretScope } from "./secret.js";
 
 export interface FormattedError {
   /** One line: what happened, the upstream's own words, and what to do. */
@@ -120,15 +122,16 @@ function hint(error: ApiError): string | undefined {
   }
 }
 
-const oneLine = (text: string) => scrubText(text.replace(/\s*[\r\n]+\s*/g, " ").trim());
+const oneLine = (text: string, scope: SecretScope) =>
+  scrubText(text.replace(/\s*[\r\n]+\s*/g, " ").trim(), scope);
 
 const isIndexedList = (v: unknown): v is IndexedError[] =>
   Array.isArray(v) &&
   v.length > 0 &&
   v.every((e) => typeof e === "object" && e !== null && typeof (e as IndexedError).index === "number");
 
-/** Format any thrown value for an MCP error result. */
-export function formatError(error: unknown): FormattedError {
+/** Format any thrown value for an MCP error result, scrubbed with the secrets of `scope`. */
+export function formatError(error: unknown, scope: SecretScope = PROCESS_SECRETS): FormattedError {
   if (error instanceof ApiError) {
     const status = error.status === undefined ? "" : `${error.status} `;
     // A message that already ends in the advice (e.g. "(check the configured URL)") gets no second copy.
@@ -138,8 +141,8 @@ export function formatError(error: unknown): FormattedError {
     // The line already carries the message: details hold only what it does not.
     const { status: httpStatus, code, retryable, details, request } = error;
     return {
-      text: oneLine(text),
-      details: redact({ code, status: httpStatus, retryable, details, request }),
+      text: oneLine(text, scope),
+      details: redact({ code, status: httpStatus, retryable, details, request }, scope),
     };
   }
   if (error instanceof UserInputError) {
@@ -147,14 +150,20 @@ export function formatError(error: unknown): FormattedError {
       ? error.details.map((e) => `[${e.index}] ${e.error}`).join("; ")
       : undefined;
     const text = `Invalid input: ${error.message}${list && !error.message.includes(list) ? `: ${list}` : ""}`;
-    return { text: oneLine(text), details: redact({ code: error.code, details: error.details }) };
+    return {
+      text: oneLine(text, scope),
+      details: redact({ code: error.code, details: error.details }, scope),
+    };
   }
   if (error instanceof ConfigError) {
-    return { text: oneLine(error.message), details: redact({ name: error.name, problems: error.problems }) };
+    return {
+      text: oneLine(error.message, scope),
+      details: redact({ name: error.name, problems: error.problems }, scope),
+    };
   }
   const name = error instanceof Error ? error.name : typeof error;
   return {
-    text: `Internal error while handling the call (${scrubText(name)}); see the server log`,
-    details: { name: scrubText(name) },
+    text: `Internal error while handling the call (${scrubText(name, scope)}); see the server log`,
+    details: { name: scrubText(name, scope) },
   };
 }

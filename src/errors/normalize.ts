@@ -3,7 +3,8 @@
  * rule 8): the `{success:false}` envelope whatever the HTTP status (also spelled `mensaje`),
  * `application/problem+json` in the spec's and in RFC 9457 form, non-JSON pages from proxies,
  * malformed JSON, and refused / reset / DNS / timeout failures. Pure: no I/O.
- * IMPORTANT: the `request` summary is method + path only; every text passes through scrubText.
+ * IMPORTANT: the `request` summary is method + path only; every text passes through scrubText, with
+ * the secrets of the caller's scope (its configuration's; the process's by default).
  */
 import {
   ApiError,
@@ -14,6 +15,7 @@ import {
 } from "./api-error.js";
 import { failureCode, isTlsCode, isTlsToPlainHttp, PLAIN_HTTP_TO_TLS } from "./failure-codes.js";
 import { redact, scrubText } from "./redact.js";
+import { PROCESS_SECRETS, type SecretScope } from "./secret.js";
 
 /** A response body after content-type aware parsing (src/client/body.ts). */
 export type ParsedBody =
@@ -115,11 +117,11 @@ function isProblem(value: unknown, mediaType: string): value is Record<string, u
 }
 
 /** A short, single-line, secret-free excerpt of a body: the HTML <title> first, tags stripped. */
-export function snippet(text: string, max = 160): string {
+export function snippet(text: string, max = 160, scope: SecretScope = PROCESS_SECRETS): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
   const stripped = text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ");
   const base = title ? `${title.trim()} | ${stripped}` : stripped;
-  const flat = scrubText(base.replace(/\s+/g, " ").trim());
+  const flat = scrubText(base.replace(/\s+/g, " ").trim(), scope);
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
@@ -129,22 +131,22 @@ interface DataItems {
 }
 
 /** The failing items of an envelope's `data`: 422 `{index, error}`, 404 `{ERROR}`, plain text. */
-function dataItems(data: unknown): DataItems {
+function dataItems(data: unknown, scope: SecretScope): DataItems {
   const out: DataItems = { indexed: [], texts: [] };
   const visit = (item: unknown) => {
     if (isObject(item)) {
       const index = typeof item.index === "number" ? item.index : Number(item.index);
       const error = asText(item.error);
       if (Number.isInteger(index) && error !== undefined) {
-        out.indexed.push({ index, error: scrubText(error) });
+        out.indexed.push({ index, error: scrubText(error, scope) });
         return;
       }
       const text = asText(item.ERROR) ?? asText(item.error) ?? asText(item.message);
-      out.texts.push(scrubText(text ?? JSON.stringify(redact(item)).slice(0, 300)));
+      out.texts.push(scrubText(text ?? JSON.stringify(redact(item, scope)).slice(0, 300), scope));
       return;
     }
     const text = asText(item);
-    if (text !== undefined && text !== "") out.texts.push(scrubText(text));
+    if (text !== undefined && text !== "") out.texts.push(scrubText(text, scope));
   };
   if (Array.isArray(data)) data.forEach(visit);
   else if (data !== null && data !== undefined) visit(data);
@@ -156,11 +158,16 @@ export function joinIndexed(errors: readonly IndexedError[]): string {
   return errors.map((e) => `[${e.index}] ${e.error}`).join("; ");
 }
 
-function fromEnvelope(res: ResponseInfo, env: Record<string, unknown>, request?: RequestSummary): ApiError {
+function fromEnvelope(
+  res: ResponseInfo,
+  env: Record<string, unknown>,
+  request: RequestSummary | undefined,
+  scope: SecretScope,
+): ApiError {
   const message = envelopeMessage(env);
   const numeric = message !== undefined && /^\d{3}$/.test(message.trim()) ? Number(message) : undefined;
   const status = numeric ?? res.status;
-  const items = dataItems(env.data);
+  const items = dataItems(env.data, scope);
   const forbiddenEndpoint = mentionsUnauthorizedEndpoint(env);
   let code: ErrorCode = status >= 200 && status < 300 ? ERROR_CODES.UPSTREAM : codeForStatus(status);
   if (forbiddenEndpoint) code = ERROR_CODES.FORBIDDEN;
@@ -170,13 +177,14 @@ function fromEnvelope(res: ResponseInfo, env: Record<string, unknown>, request?:
   else if (items.texts.length > 0) text = items.texts.join("; ");
   else if (forbiddenEndpoint)
     text = "the credential is not authorised for this endpoint (UNAUTHORIZED_ENDPOINT)";
-  else if (message !== undefined && numeric === undefined && message.trim() !== "") text = scrubText(message);
+  else if (message !== undefined && numeric === undefined && message.trim() !== "")
+    text = scrubText(message, scope);
   else text = defaultText(status);
 
   let details: unknown;
   if (items.indexed.length > 0) details = items.indexed;
   else if (status === 404 && items.texts.length > 0) details = { error: items.texts.join("; ") };
-  else details = { message, data: redact(env.data ?? null) };
+  else details = { message, data: redact(env.data ?? null, scope) };
   if (res.status !== status && !Array.isArray(details))
     details = { ...(details as object), httpStatus: res.status };
 
@@ -197,17 +205,22 @@ const PROBLEM_CODES: Record<string, ErrorCode> = {
   BACKEND_RPC_ERROR: ERROR_CODES.UPSTREAM,
 };
 
-function fromProblem(res: ResponseInfo, p: Record<string, unknown>, request?: RequestSummary): ApiError {
+function fromProblem(
+  res: ResponseInfo,
+  p: Record<string, unknown>,
+  request: RequestSummary | undefined,
+  scope: SecretScope,
+): ApiError {
   const bodyStatus = Number(p.status_code ?? p.status);
   const status = res.status >= 400 || !Number.isInteger(bodyStatus) ? res.status : bodyStatus;
   const errorCode = asText(p.error_code);
   const code = (errorCode && PROBLEM_CODES[errorCode]) || codeForStatus(status);
   const said = asText(p.detail) ?? asText(p.message) ?? asText(p.title);
-  const text = `${scrubText(said ?? defaultText(status))}${errorCode ? ` (${errorCode})` : ""}`;
+  const text = `${scrubText(said ?? defaultText(status), scope)}${errorCode ? ` (${errorCode})` : ""}`;
   const details: Record<string, unknown> = {};
   for (const key of ["error_code", "type", "title", "instance"] as const) {
     const v = asText(p[key]);
-    if (v !== undefined) details[key] = scrubText(v);
+    if (v !== undefined) details[key] = scrubText(v, scope);
   }
   return new ApiError({
     status,
@@ -219,7 +232,12 @@ function fromProblem(res: ResponseInfo, p: Record<string, unknown>, request?: Re
   });
 }
 
-function fromOtherJson(res: ResponseInfo, value: unknown, request?: RequestSummary): ApiError {
+function fromOtherJson(
+  res: ResponseInfo,
+  value: unknown,
+  request: RequestSummary | undefined,
+  scope: SecretScope,
+): ApiError {
   const status = res.status;
   let said: string | undefined;
   const details: Record<string, unknown> = {};
@@ -227,12 +245,12 @@ function fromOtherJson(res: ResponseInfo, value: unknown, request?: RequestSumma
     said =
       asText(value.error_description) ?? asText(value.message) ?? asText(value.detail) ?? asText(value.error);
     const err = asText(value.error);
-    if (err !== undefined) details.error = scrubText(err);
+    if (err !== undefined) details.error = scrubText(err, scope);
   }
   return new ApiError({
     status,
     code: mentionsUnauthorizedEndpoint(value) ? ERROR_CODES.FORBIDDEN : codeForStatus(status),
-    message: scrubText(said ?? defaultText(status)),
+    message: scrubText(said ?? defaultText(status), scope),
     retryable: isRetryableStatus(status),
     details,
     request,
@@ -242,10 +260,14 @@ function fromOtherJson(res: ResponseInfo, value: unknown, request?: RequestSumma
 /** Statuses whose meaning does not depend on the body (auth challenges, rate limits). */
 const STATUS_DRIVEN = new Set([401, 403, 406, 407, 429]);
 
-function fromUnparsable(res: ResponseInfo, request?: RequestSummary): ApiError {
+function fromUnparsable(
+  res: ResponseInfo,
+  request: RequestSummary | undefined,
+  scope: SecretScope,
+): ApiError {
   const { status, body } = res;
   const text = body.kind === "text" || body.kind === "malformed" ? body.text : "";
-  const excerpt = snippet(text);
+  const excerpt = snippet(text, 160, scope);
   // An error status with an empty body still says what happened; an HTML page does not prove a 404/422.
   const statusDriven = STATUS_DRIVEN.has(status) || (body.kind === "empty" && status >= 300);
   let what: string;
@@ -271,8 +293,13 @@ function fromUnparsable(res: ResponseInfo, request?: RequestSummary): ApiError {
 /**
  * The error an upstream answer stands for, or undefined when it is a success: any status
  * outside 2xx, and a 2xx whose envelope says `success: false` (clients check it even on 200).
+ * Texts are scrubbed with the secrets of `scope` (the client's configuration).
  */
-export function responseError(res: ResponseInfo, request?: RequestSummary): ApiError | undefined {
+export function responseError(
+  res: ResponseInfo,
+  request?: RequestSummary,
+  scope: SecretScope = PROCESS_SECRETS,
+): ApiError | undefined {
   const ok = res.status >= 200 && res.status < 300;
   const { body } = res;
   if (res.status >= 300 && res.status < 400) {
@@ -280,22 +307,22 @@ export function responseError(res: ResponseInfo, request?: RequestSummary): ApiE
     return new ApiError({
       status: res.status,
       code: ERROR_CODES.UPSTREAM,
-      message: `upstream redirected (HTTP ${res.status})${location ? ` to ${scrubText(location)}` : ""}; redirects are not followed: check the configured URL (http vs https, path prefix)`,
+      message: `upstream redirected (HTTP ${res.status})${location ? ` to ${scrubText(location, scope)}` : ""}; redirects are not followed: check the configured URL (http vs https, path prefix)`,
       request,
     });
   }
   if (body.kind === "json") {
-    if (isEnvelopeFailure(body.value)) return fromEnvelope(res, body.value, request);
+    if (isEnvelopeFailure(body.value)) return fromEnvelope(res, body.value, request, scope);
     if (ok) return undefined;
     const mediaType = (res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    if (isProblem(body.value, mediaType)) return fromProblem(res, body.value, request);
+    if (isProblem(body.value, mediaType)) return fromProblem(res, body.value, request, scope);
     const v = body.value;
     if (isObject(v) && ("success" in v || "mensaje" in v || "data" in v))
-      return fromEnvelope(res, v, request);
-    return fromOtherJson(res, v, request);
+      return fromEnvelope(res, v, request, scope);
+    return fromOtherJson(res, v, request, scope);
   }
   if (res.status === 204) return undefined;
-  return fromUnparsable(res, request);
+  return fromUnparsable(res, request, scope);
 }
 
 /** What the transport knows about a failure that produced no HTTP answer. */
@@ -311,13 +338,17 @@ export interface TransportFailureInfo {
 }
 
 /** OpenSSL's reason from its error text ("…:SSL routines:ssl3_get_record:wrong version number:…"). */
-function tlsReason(message: string): string {
+function tlsReason(message: string, scope: SecretScope): string {
   const reason = /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1];
-  return scrubText(reason ?? message.split("\n")[0] ?? "");
+  return scrubText(reason ?? message.split("\n")[0] ?? "", scope);
 }
 
 /** A transport failure (no HTTP answer) as an ApiError: NETWORK or TIMEOUT. */
-export function transportError(info: TransportFailureInfo, request?: RequestSummary): ApiError {
+export function transportError(
+  info: TransportFailureInfo,
+  request?: RequestSummary,
+  scope: SecretScope = PROCESS_SECRETS,
+): ApiError {
   const { code, origin } = info;
   const known = failureCode(code);
   const host = origin.replace(/^https?:\/\//, "");
@@ -335,8 +366,9 @@ export function transportError(info: TransportFailureInfo, request?: RequestSumm
   else if (known?.timeout) message = `${host} did not answer in time (${code})`;
   else if (["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"].includes(code))
     message = `the connection to ${host} was closed before the response was complete (${code})`;
-  else if (isTlsCode(code)) message = `TLS failure talking to ${host}: ${tlsReason(info.message)} (${code})`;
-  else message = `request to ${host} failed: ${scrubText(info.message)} (${code})`;
+  else if (isTlsCode(code))
+    message = `TLS failure talking to ${host}: ${tlsReason(info.message, scope)} (${code})`;
+  else message = `request to ${host} failed: ${scrubText(info.message, scope)} (${code})`;
 
   if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
     return new ApiError({
@@ -399,9 +431,13 @@ export function withDetails(
   });
 }
 
-/** Summarise a request for errors and logs: method and path with query, secrets scrubbed. */
-export function requestSummary(method: string, path: string): RequestSummary {
-  return new ScrubbedSummary(method, path);
+/** Summarise a request for errors and logs: method and path with query, the secrets of `scope` scrubbed. */
+export function requestSummary(
+  method: string,
+  path: string,
+  scope: SecretScope = PROCESS_SECRETS,
+): RequestSummary {
+  return new ScrubbedSummary(method, path, scope);
 }
 
 /**
@@ -412,15 +448,18 @@ export function requestSummary(method: string, path: string): RequestSummary {
  */
 class ScrubbedSummary implements RequestSummary {
   #raw: string;
+  #scope: SecretScope;
   #scrubbed: string | undefined;
   constructor(
     readonly method: string,
     path: string,
+    scope: SecretScope,
   ) {
     this.#raw = path;
+    this.#scope = scope;
   }
   get path(): string {
-    this.#scrubbed ??= scrubText(this.#raw);
+    this.#scrubbed ??= scrubText(this.#raw, this.#scope);
     return this.#scrubbed;
   }
   toJSON(): RequestSummary {

@@ -2,8 +2,10 @@
  * Redaction shared by the logger and error builders. Keys that name credentials are masked
  * whatever their value; any string containing a known secret value, plain or in any usual
  * encoding (URL, base64/base64url, JSON escapes), is scrubbed as well.
+ * The known values are those of a scope: the process's (the default: logs) or one configuration's
+ * (a tenant's answers: they must not depend on another tenant's secrets).
  */
-import { REDACTED_TEXT, Secret } from "./secret.js";
+import { PROCESS_SECRETS, REDACTED_TEXT, Secret, type SecretScope } from "./secret.js";
 
 const SENSITIVE_KEY =
   /^(authorization|proxy-authorization|server-authorization|www-authenticate|cookie|set-cookie|client_secret|clientsecret|secret|password|access_token|accesstoken|refresh_token|token|bearer|hawk_key|hawkkey|key|mac|tsm|mcp_http_token|mms_client_secret|mms_hawk_key)$/i;
@@ -60,15 +62,22 @@ function base64Cores(value: string): string[] {
   return [...cores];
 }
 
-/** Compiled matcher per secret value, reused across changes of the known set. */
-const compiled = new Map<string, RegExp>();
-let cached: { version: number; matchers: RegExp[] } = { version: -1, matchers: [] };
+interface Matchers {
+  version: number;
+  matchers: RegExp[];
+  /** Compiled matcher per secret value, reused across changes of the known set. */
+  compiled: Map<string, RegExp>;
+}
+const byScope = new WeakMap<SecretScope, Matchers>();
 
-/** One regular expression per known secret, matching its plain and encoded forms (longest first). */
-function secretMatchers(): RegExp[] {
-  const version = Secret.version();
-  if (cached.version === version) return cached.matchers;
-  const values = Secret.knownValues().filter((v) => v.length >= MIN_SECRET_LENGTH);
+/** One regular expression per known secret of `scope`, matching its plain and encoded forms (longest first). */
+function secretMatchers(scope: SecretScope): RegExp[] {
+  const version = scope.version();
+  let cache = byScope.get(scope);
+  if (cache?.version === version) return cache.matchers;
+  cache ??= { version: -1, matchers: [], compiled: new Map() };
+  const { compiled } = cache;
+  const values = scope.knownValues().filter((v) => v.length >= MIN_SECRET_LENGTH);
   for (const value of compiled.keys()) if (!values.includes(value)) compiled.delete(value);
   const matchers = values.map((value) => {
     let re = compiled.get(value);
@@ -82,7 +91,7 @@ function secretMatchers(): RegExp[] {
   });
   // Longer secrets first, so a secret containing another is masked whole.
   matchers.sort((a, b) => b.source.length - a.source.length);
-  cached = { version, matchers };
+  byScope.set(scope, { version, matchers, compiled });
   return matchers;
 }
 
@@ -90,29 +99,40 @@ function secretMatchers(): RegExp[] {
  * Replace every known secret value (min. 4 chars) in a string, in any of its encoded forms:
  * URL-encoded (%20 or +, either hex case), base64 and base64url at any alignment, JSON-escaped.
  */
-export function scrubText(text: string): string {
+export function scrubText(text: string, scope: SecretScope = PROCESS_SECRETS): string {
   if (text.length < MIN_SECRET_LENGTH) return text;
   let out = text;
-  for (const matcher of secretMatchers()) out = out.replace(matcher, REDACTED_TEXT);
+  for (const matcher of secretMatchers(scope)) out = out.replace(matcher, REDACTED_TEXT);
   return out;
 }
 
-/** Deep copy of a value with credentials masked. Handles cycles and Errors. */
-export function redact(value: unknown, seen = new WeakSet<object>()): unknown {
-  if (typeof value === "string") return scrubText(value);
+/**
+ * Deep copy of a value with credentials masked (the known values of `scope`, by default every
+ * secret of the process). Handles cycles and Errors.
+ */
+export function redact(value: unknown, scope: SecretScope = PROCESS_SECRETS): unknown {
+  return redactIn(value, scope, new WeakSet<object>());
+}
+
+function redactIn(value: unknown, scope: SecretScope, seen: WeakSet<object>): unknown {
+  if (typeof value === "string") return scrubText(value, scope);
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Secret) return REDACTED_TEXT;
   if (seen.has(value)) return "[circular]";
   seen.add(value);
-  if (Array.isArray(value)) return value.map((v) => redact(v, seen));
+  if (Array.isArray(value)) return value.map((v) => redactIn(v, scope, seen));
   if (value instanceof Error) {
     const json = (value as { toJSON?: () => unknown }).toJSON?.();
-    if (json !== undefined) return redact(json, seen);
-    return { name: value.name, message: scrubText(value.message), code: (value as { code?: unknown }).code };
+    if (json !== undefined) return redactIn(json, scope, seen);
+    return {
+      name: value.name,
+      message: scrubText(value.message, scope),
+      code: (value as { code?: unknown }).code,
+    };
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = isSensitiveKey(k) ? REDACTED_TEXT : redact(v, seen);
+    out[k] = isSensitiveKey(k) ? REDACTED_TEXT : redactIn(v, scope, seen);
   }
   return out;
 }

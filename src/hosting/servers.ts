@@ -1,41 +1,26 @@
 /**
  * The servers one process runs: one for the configured upstream, or one per tenant of
- * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), and the
- * idempotency backend they share (memory, or Redis with REDIS_URL). The transports pick a server by
- * the request's tenant; an unknown tenant is a bug, never another tenant's server.
+ * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), over the
+ * idempotency backends of ./idempotency.ts (Redis shared by all, or a memory share per tenant). The
+ * transports pick a server by the request's tenant; an unknown tenant is a bug, never another
+ * tenant's server.
+ * Each server answers with its own configuration's secrets scrubbed (never another tenant's). With
+ * tenants, a tenant's clients warm up (HTTP client loaded, token fetched) on its first request, not
+ * all at start: many tenants must not mean a burst of token requests when a replica starts.
  */
 
 import type { AnyTool } from "../../tools/define.js";
 import { createClients } from "../client/index.js";
+import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
-import { MemoryIdempotencyBackend } from "../idempotency/memory.js";
 import { IdempotencyStore } from "../idempotency/store.js";
-import type { IdempotencyBackend } from "../idempotency/types.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer } from "../mcp/server.js";
 import type { Logger } from "../telemetry/logger.js";
+import type { IdempotencyBackends } from "./idempotency.js";
 import type { Tenant } from "./tenants.js";
-
-export type ClosableBackend = IdempotencyBackend & { close?(): Promise<void> };
-
-/** Redis when `redisUrl` is set (loaded only then: a start without it loads no Redis client), else memory. */
-export async function idempotencyBackend(
-  redisUrl: string | undefined,
-  ttlMs: number,
-  logger: Logger,
-): Promise<ClosableBackend> {
-  if (redisUrl === undefined) return new MemoryIdempotencyBackend({ ttlMs });
-  const { RedisIdempotencyBackend } = await import("../idempotency/redis.js");
-  const redis = new RedisIdempotencyBackend({
-    url: redisUrl,
-    ttlMs,
-    logger: logger.child({ component: "idempotency" }),
-  });
-  redis.connect();
-  return redis;
-}
 
 export interface ServerSetOptions {
   config: Config;
@@ -44,7 +29,7 @@ export interface ServerSetOptions {
   sandbox: boolean;
   confirmWrites: boolean;
   logger: Logger;
-  backend: IdempotencyBackend;
+  backends: IdempotencyBackends;
   signer: StateSigner;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortSignal;
@@ -52,7 +37,10 @@ export interface ServerSetOptions {
 
 export interface ServerSet {
   makeServer(tenant?: string | undefined): ProtocolServer;
-  /** Every server's upstream clients at once. */
+  /**
+   * The upstream clients: `warm()` warms the single upstream's (a no-op with tenants: each warms on its
+   * first request); `close()` closes every server's.
+   */
   clients: { warm(): void; close(): Promise<void> };
 }
 
@@ -66,17 +54,29 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       logger: log,
       tenant: name,
       idempotency: new IdempotencyStore({
-        backend: options.backend,
+        backend: options.backends.forTenant(name),
         namespace: name ?? "default",
+        // A record still "in progress" after this tenant's longest write has lost its call.
+        callBudgetMs: longestWriteMs(config.timeoutMs, { ...DEFAULT_RETRY, maxRetries: config.maxRetries }),
+        tenantShare: options.backends.tenantShares,
         logger: log,
+        ...(config.secrets ? { secrets: config.secrets } : {}),
       }),
+      secrets: config.secrets,
       sandbox: options.sandbox,
       version: VERSION,
       signer: options.signer,
       stopping: options.stopping,
       warmOnList: true,
+      budgetDiscount: config.budgetDiscount,
     };
-    return { clients, make: () => createServer(deps, { tools, confirmWrites: options.confirmWrites }) };
+    const serverOptions = {
+      tools,
+      confirmWrites: options.confirmWrites,
+      // A tenant's tool list is its own: shared caches must not serve it to another tenant.
+      ...(name === undefined ? {} : { privateLists: true }),
+    };
+    return { clients, make: () => createServer(deps, serverOptions) };
   };
 
   const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
@@ -98,16 +98,19 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   }
 
   const all = [...servers.values()].map((s) => s.clients);
+  const perTenant = options.tenants !== undefined;
   return {
     makeServer: (tenant) => {
       const entry = servers.get(tenant);
       // The transport admits only known tenants; anything else is a bug, never another tenant's server.
       if (entry === undefined) throw new Error("no server for this request's tenant");
+      // First request of this tenant: warm its clients after this request (a no-op once started).
+      if (perTenant) entry.clients.warm(0);
       return entry.make();
     },
     clients: {
       warm: () => {
-        for (const c of all) c.warm();
+        if (!perTenant) for (const c of all) c.warm();
       },
       close: async () => {
         await Promise.all(all.map((c) => c.close()));

@@ -2,7 +2,10 @@
  * MCP_TENANTS_FILE (interface.md §7): one JSON file mapping the SHA-256 of each HTTP bearer token to a
  * tenant and its upstream settings. Each tenant's `upstream` is validated by `loadConfig`, so the rules
  * of the MMS_* variables live in one place. Every problem of every tenant is collected into one ConfigError.
- * IMPORTANT: secrets are references ({env} or {file}) resolved here; no message ever contains a value.
+ * The file is read once, at start; a change takes effect at the next start.
+ * IMPORTANT: secrets are references ({env} or {file}) resolved here; no message ever contains a value
+ * (not even a reference, nor the name of an unknown field, where a misplaced secret may sit): it names
+ * the tenant (by index, and by name when the name is valid) and the field.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -33,6 +36,12 @@ const PLAIN_NAMES = UPSTREAM_VARIABLES.filter(
     !(SECRET_NAMES as readonly string[]).includes(n),
 );
 
+/** "an unknown field" / "2 unknown fields": never the names themselves (a misplaced secret may be one). */
+const unknownNames = (count: number, what: string) =>
+  count === 1 ? `an unknown ${what}` : `${count} unknown ${what}s`;
+
+const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
 const secretRef = z.union(
   [
     z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/) }),
@@ -56,14 +65,14 @@ const upstreamSchema = z.strictObject(
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `unknown setting ${issue.keys.join(", ")}: expected the MMS_* names of interface.md §2 (${[...PLAIN_NAMES, ...SECRET_NAMES].join(", ")})`
+        ? `${unknownNames(issue.keys.length, "setting")}: expected only the MMS_* names of interface.md §2 (${[...PLAIN_NAMES, ...SECRET_NAMES].join(", ")})`
         : "expected an object of MMS_* settings",
   },
 );
 
 const tenantSchema = z.strictObject(
   {
-    name: z.string({ error: "expected a string" }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+    name: z.string({ error: "expected a string" }).regex(TENANT_NAME, {
       error: "expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
     }),
     token_sha256: z.string({ error: "expected a string" }).regex(/^[0-9a-f]{64}$/, {
@@ -76,7 +85,7 @@ const tenantSchema = z.strictObject(
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `unknown field ${issue.keys.join(", ")}: expected name, token_sha256, upstream, read_only`
+        ? `${unknownNames(issue.keys.length, "field")}: expected only name, token_sha256, upstream, read_only`
         : "expected an object { name, token_sha256, upstream, read_only }",
   },
 );
@@ -118,16 +127,93 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; ex
   }
 }
 
+/** Where a key appears twice in one object: the path of that object and the repeated key. */
+interface DuplicateKey {
+  path: (string | number)[];
+  key: string;
+}
+
+/**
+ * Every key repeated within one object, at any depth, of a text JSON.parse accepted (it keeps the
+ * last value silently: a second `read_only` would win). A small scanner rather than a parser
+ * dependency: the text is already known to be valid JSON, so only strings and nesting need tracking.
+ */
+export function duplicateKeys(text: string): DuplicateKey[] {
+  type Frame = { keys: Set<string> | undefined; at: string | number; expectKey: boolean };
+  const stack: Frame[] = [];
+  const found: DuplicateKey[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const top = stack.at(-1);
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      if (top?.keys !== undefined && top.expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (top.keys.has(key)) found.push({ path: stack.slice(0, -1).map((f) => f.at), key });
+        top.keys.add(key);
+        top.at = key;
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === "{" || c === "[") {
+      stack.push({ keys: c === "{" ? new Set() : undefined, at: c === "{" ? "" : 0, expectKey: c === "{" });
+    } else if (c === "}" || c === "]") {
+      stack.pop();
+    } else if (c === "," && top !== undefined) {
+      if (top.keys === undefined) top.at = (top.at as number) + 1;
+      else top.expectKey = true;
+    }
+  }
+  return found;
+}
+
+/** Field names a message may quote: the format's own. */
+const KNOWN_FIELDS = new Set<string>([
+  "tenants",
+  "name",
+  "token_sha256",
+  "upstream",
+  "read_only",
+  "env",
+  "file",
+  ...UPSTREAM_VARIABLES,
+]);
+
+const fieldLabel = (key: string | number) =>
+  typeof key === "number" ? `[${key}]` : KNOWN_FIELDS.has(key) ? key : "(unknown field)";
+
+/** A problem per repeated key, naming the tenant and the field (an unknown key is not quoted). */
+function duplicateProblems(duplicates: DuplicateKey[], value: unknown): ConfigProblem[] {
+  const tenants = (value as { tenants?: unknown } | null)?.tenants;
+  return duplicates.map(({ path, key }) => {
+    const repeated = KNOWN_FIELDS.has(key) ? `"${key}"` : "a field";
+    const expected = `each key once: ${repeated} appears twice in this object, and JSON would silently keep only the last; remove one`;
+    const [top, index, ...rest] = path;
+    if (top !== "tenants" || typeof index !== "number") {
+      const at = path.map(fieldLabel).join(".");
+      return { variable: `MCP_TENANTS_FILE${at === "" ? "" : ` ${at}`}`, expected };
+    }
+    const name = Array.isArray(tenants) ? (tenants[index] as { name?: unknown } | null)?.name : undefined;
+    const label = typeof name === "string" && TENANT_NAME.test(name) ? name : undefined;
+    return { variable: where(index, label, rest.map(fieldLabel).join(".") || "(tenant)"), expected };
+  });
+}
+
 function resolveSecret(
   ref: { env: string } | { file: string },
   env: Env,
   baseDir: string,
   readFile: ReadFile,
 ): { value: string } | { expected: string } {
+  // The reference is not quoted either: a secret pasted in its place would be echoed.
   if ("env" in ref) {
     const value = env[ref.env];
     return value === undefined || value.trim() === ""
-      ? { expected: `environment variable ${ref.env} is not set or empty` }
+      ? {
+          expected:
+            'the environment variable named by "env" is not set or empty; set it where the server starts',
+        }
       : { value };
   }
   const path = isAbsolute(ref.file) ? ref.file : resolve(baseDir, ref.file);
@@ -135,11 +221,13 @@ function resolveSecret(
   try {
     value = readFile(path);
   } catch (error) {
-    return { expected: `cannot read file ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+    return {
+      expected: `cannot read the file named by "file" (${(error as NodeJS.ErrnoException).code ?? "error"}); a relative path is relative to the tenants file`,
+    };
   }
   // A file written by `echo` ends with a newline that is not part of the secret.
   value = value.replace(/\r?\n$/, "");
-  return value === "" ? { expected: `file ${path} is empty` } : { value };
+  return value === "" ? { expected: 'the file named by "file" is empty' } : { value };
 }
 
 function loadTenant(
@@ -151,7 +239,8 @@ function loadTenant(
   problems: ConfigProblem[],
 ): Tenant | undefined {
   const rawName = (raw as { name?: unknown } | null)?.name;
-  const label = typeof rawName === "string" && rawName.length <= 64 ? rawName : undefined;
+  // Only a valid name is quoted: anything else may be a value pasted in the wrong place.
+  const label = typeof rawName === "string" && TENANT_NAME.test(rawName) ? rawName : undefined;
   const parsed = tenantSchema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues)
@@ -189,7 +278,7 @@ function loadTenant(
   }
 }
 
-function duplicates(tenants: Tenant[], problems: ConfigProblem[]): void {
+function sameNameOrToken(tenants: Tenant[], problems: ConfigProblem[]): void {
   const byName = new Map<string, number>();
   const byToken = new Map<string, string>();
   tenants.forEach((t, i) => {
@@ -232,8 +321,12 @@ export function loadTenants(
       },
     ]);
   }
+  // A BOM (Windows editors write one) is not part of the JSON text.
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
   const json = parseJson(text);
   if (!json.ok) throw new ConfigError([{ variable: "MCP_TENANTS_FILE", expected: json.expected }]);
+  const repeated = duplicateKeys(text);
+  if (repeated.length > 0) throw new ConfigError(duplicateProblems(repeated, json.value));
   const file = fileSchema.safeParse(json.value);
   if (!file.success)
     throw new ConfigError(
@@ -249,7 +342,7 @@ export function loadTenants(
     const t = loadTenant(raw, i, env, baseDir, readFile, problems);
     return t === undefined ? [] : [t];
   });
-  duplicates(tenants, problems);
+  sameNameOrToken(tenants, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return tenants;
 }

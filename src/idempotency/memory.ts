@@ -9,6 +9,7 @@ import type {
   IdempotencyBackend,
   IdempotencyRecord,
   StoredOutcome,
+  StoreHealth,
   StoreLimits,
   StoreStats,
 } from "./types.js";
@@ -26,6 +27,13 @@ export interface MemoryBackendOptions {
   now?: () => number;
 }
 
+/** The default bounds of one in-memory store (hosting divides them among the tenants). */
+export const MEMORY_BOUNDS = Object.freeze({
+  maxKeys: 50_000,
+  maxBytes: 64 * 1024 * 1024,
+  maxResultBytes: 256 * 1024,
+});
+
 /**
  * Heap cost of a record besides 2 bytes per character of its strings: Map slot, row, outcome,
  * expiry slot, boxed numbers. Measured (--expose-gc, 100,000 keys): 935 B of heap per key with a
@@ -39,13 +47,16 @@ export function recordBytes(id: string, requestHash: string, outcome: StoredOutc
   return RECORD_OVERHEAD_BYTES + 2 * (id.length + requestHash.length + text);
 }
 
-/** A record and what it is counted for, in one object. */
+/** A record, what it is counted for, and when its call started, in one object. */
 interface Row extends IdempotencyRecord {
   bytes: number;
+  startedAt: number;
 }
 
 export class MemoryIdempotencyBackend implements IdempotencyBackend {
   readonly limits: StoreLimits;
+  /** Records live and die with this process. */
+  readonly shared = false;
   readonly #now: () => number;
   readonly #rows = new Map<string, Row>();
   /** Ids in the order their expiry was set; with one TTL that is expiry order. */
@@ -57,9 +68,11 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
   constructor(options: MemoryBackendOptions = {}) {
     this.limits = {
       ttlMs: options.ttlMs ?? 24 * 60 * 60 * 1000,
-      maxKeys: options.maxKeys ?? 50_000,
-      maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
-      maxResultBytes: options.maxResultBytes ?? 256 * 1024,
+      maxKeys: options.maxKeys ?? MEMORY_BOUNDS.maxKeys,
+      maxBytes: options.maxBytes ?? MEMORY_BOUNDS.maxBytes,
+      maxResultBytes: options.maxResultBytes ?? MEMORY_BOUNDS.maxResultBytes,
+      // A call and its record live in one process: its outcome arrives within its budget.
+      settleMs: 0,
     };
     this.#now = options.now ?? Date.now;
   }
@@ -69,7 +82,7 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
     const row = this.#rows.get(id);
     if (row !== undefined) {
       if (row.requestHash !== requestHash) return { status: "mismatch" };
-      if (row.outcome === undefined) return { status: "in_progress" };
+      if (row.outcome === undefined) return { status: "in_progress", ageMs: this.#now() - row.startedAt };
       return { status: "done", outcome: row.outcome, expiresAt: row.expiresAt };
     }
     // IMPORTANT: every record in progress may still grow to maxResultBytes: reserve that much,
@@ -81,7 +94,13 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
     }
     // In memory a claim always ends in complete() or release() (the runner's finally), so a
     // record in progress needs no expiry; a shared backend would give it a lease instead.
-    this.#rows.set(id, { requestHash, outcome: undefined, expiresAt: Number.POSITIVE_INFINITY, bytes });
+    this.#rows.set(id, {
+      requestHash,
+      outcome: undefined,
+      expiresAt: Number.POSITIVE_INFINITY,
+      bytes,
+      startedAt: this.#now(),
+    });
     this.#bytes += bytes;
     this.#inProgress += 1;
     return { status: "claimed" };
@@ -94,7 +113,7 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
     const expiresAt = this.#now() + this.limits.ttlMs;
     const bytes = recordBytes(id, row.requestHash, outcome);
     this.#bytes += bytes - row.bytes;
-    this.#rows.set(id, { requestHash: row.requestHash, outcome, expiresAt, bytes });
+    this.#rows.set(id, { ...row, outcome, expiresAt, bytes });
     this.#queue.push({ id, expiresAt });
   }
 
@@ -116,6 +135,10 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
   stats(): StoreStats {
     this.#purge();
     return { keys: this.#rows.size, bytes: this.#bytes, inProgress: this.#inProgress, ...this.limits };
+  }
+
+  health(): StoreHealth {
+    return { store: "memory", status: "ok" };
   }
 
   #delete(id: string, row: Row): void {

@@ -1,13 +1,15 @@
 /**
  * Idempotent writes with Stripe's semantics: the first outcome under a key is kept for the TTL
  * and returned to every retry; the same key with other arguments is refused; a key whose first
- * call is still running is answered "in progress, retry later" and never causes a second write.
+ * call is still running is answered "in progress, retry later" and never causes a second write,
+ * until the call's time budget has passed since it started: then its outcome is unknown (its
+ * server stopped mid-call) and the answer says to check the upstream.
  * Keys live in a namespace (one per tenant) and a scope (the tool).
  * `IdempotencyStore.run` holds the semantics; an `IdempotencyBackend` only keeps records (the
  * in-memory one in memory.ts, the shared one in redis.ts; both implement types.ts).
  * IMPORTANT: a key is released only when the call provably wrote nothing (refused before sending,
  * refused by the API, or never sent); any other failure is kept as "outcome unknown" so that a
- * retry cannot create a second entry.
+ * retry cannot create a second entry. A backend that cannot answer refuses the write (fail closed).
  */
 import { createHash } from "node:crypto";
 import {
@@ -18,16 +20,41 @@ import {
   UserInputError,
 } from "../errors/api-error.js";
 import { scrubText } from "../errors/redact.js";
+import type { SecretScope } from "../errors/secret.js";
 import { type Logger, silentLogger } from "../telemetry/logger.js";
 import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./memory.js";
-import type { ClaimResult, IdempotencyBackend, StoredOutcome, StoreStats } from "./types.js";
+import {
+  type ClaimResult,
+  type IdempotencyBackend,
+  recordId,
+  type StoredOutcome,
+  StoreError,
+  type StoreFailure,
+  type StoreStats,
+} from "./types.js";
+
+/** The longest a write runs by default: the client's 50 s budget plus one 30 s token request. */
+export const DEFAULT_CALL_BUDGET_MS = 80_000;
 
 export interface IdempotencyOptions extends MemoryBackendOptions {
   /** Default: a MemoryIdempotencyBackend built from the other options. */
   backend?: IdempotencyBackend;
   /** Tenant namespace; keys of two namespaces never meet. Default "default". */
   namespace?: string;
+  /**
+   * The longest the write may run (the upstream client's whole budget, src/client/retry.ts
+   * `longestCallMs`). A record still in progress this long after its call started (plus the
+   * backend's `settleMs`) has lost its call: its outcome is unknown. Default DEFAULT_CALL_BUDGET_MS.
+   */
+  callBudgetMs?: number;
+  /**
+   * The backend holds this tenant's share only (memory with MCP_TENANTS_FILE): a refusal names the
+   * tenant's own use and nothing that depends on the other tenants (not even the share's size).
+   */
+  tenantShare?: boolean;
   logger?: Logger;
+  /** The tenant's secrets, that a kept failure is scrubbed with (default: every secret of the process). */
+  secrets?: SecretScope;
 }
 
 /** Failures that are the API's answer refusing the request: nothing was written. */
@@ -83,16 +110,47 @@ const refusal = (message: string, retryable: boolean, details: Record<string, un
 
 const MIB = 1024 * 1024;
 
+/** The agent's line for each way a backend can fail, and whether a retry may succeed. */
+const FAILURES: Record<Exclude<StoreFailure, "corrupt">, { text: string; retryable: boolean }> = {
+  timeout: {
+    text: "the idempotency store did not answer in time, so this keyed write was refused and nothing was sent; retry in a few seconds with the same idempotency_key, or send it without idempotency_key (no duplicate protection)",
+    retryable: true,
+  },
+  unavailable: {
+    text: "the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key (no duplicate protection)",
+    retryable: true,
+  },
+  full: {
+    text: "the idempotency store is out of memory (Redis reached its maxmemory), so this keyed write was refused and nothing was sent; retrying will not help until an operator frees room: ask them, or send it without idempotency_key (no duplicate protection)",
+    retryable: false,
+  },
+  misconfigured: {
+    text: "the idempotency store could evict records (Redis's maxmemory-policy is not noeviction), so keyed writes are refused and nothing was sent; retrying will not help until an operator sets it to noeviction: ask them, or send it without idempotency_key (no duplicate protection)",
+    retryable: false,
+  },
+};
+
 export class IdempotencyStore {
   readonly backend: IdempotencyBackend;
   readonly #namespace: string;
   readonly #logger: Logger;
+  readonly #secrets: SecretScope | undefined;
+  readonly #unknownAfterMs: number;
+  readonly #tenantShare: boolean;
   #warnedFull = false;
 
   constructor(options: IdempotencyOptions = {}) {
     this.backend = options.backend ?? new MemoryIdempotencyBackend(options);
     this.#namespace = options.namespace ?? "default";
     this.#logger = options.logger ?? silentLogger;
+    this.#secrets = options.secrets;
+    this.#unknownAfterMs = (options.callBudgetMs ?? DEFAULT_CALL_BUDGET_MS) + this.backend.limits.settleMs;
+    this.#tenantShare = options.tenantShare ?? false;
+  }
+
+  /** Whether a retry after this process dies is still protected (records shared in Redis). */
+  get shared(): boolean {
+    return this.backend.shared;
   }
 
   /**
@@ -107,18 +165,13 @@ export class IdempotencyStore {
     write: () => Promise<T>,
     summarize: (value: T) => string = () => "the write succeeded",
   ): Promise<{ value: T; replayed: boolean }> {
-    const id = `${this.#namespace}\u0000${scope}\u0000${key}`;
+    const id = recordId(this.#namespace, scope, key);
     const hash = requestHash(scope, request);
     let claim: ClaimResult;
     try {
       claim = await this.backend.claim(id, hash);
     } catch (error) {
-      this.#logger.error("idempotency store unavailable", { error });
-      throw refusal(
-        `the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key (no duplicate protection)`,
-        true,
-        { idempotency_key: key, state: "unavailable" },
-      );
+      throw this.#failed(key, error);
     }
     switch (claim.status) {
       case "mismatch":
@@ -127,6 +180,7 @@ export class IdempotencyStore {
           { idempotency_key: key },
         );
       case "in_progress":
+        if (claim.ageMs > this.#unknownAfterMs) throw unknownOutcome(key, claim.ageMs);
         throw refusal(
           `the first call with idempotency_key "${key}" is still running, so nothing was sent; retry in a few seconds with the same key to get its result`,
           true,
@@ -152,7 +206,7 @@ export class IdempotencyStore {
       value = await write();
     } catch (error) {
       if (provablyNotWritten(error)) await this.backend.release(id);
-      else await this.backend.complete(id, { ok: false, json: failureJson(error) });
+      else await this.backend.complete(id, { ok: false, json: failureJson(error, this.#secrets) });
       throw error;
     }
     const json = JSON.stringify(value) ?? "null";
@@ -164,44 +218,73 @@ export class IdempotencyStore {
     return value;
   }
 
+  /** The refusal for a backend that could not answer: its own message per failure, never a guess. */
+  #failed(key: string, error: unknown): ApiError {
+    const kind: StoreFailure = error instanceof StoreError ? error.kind : "unavailable";
+    if (kind === "corrupt") {
+      this.#logger.error("idempotency record is corrupt: keyed writes with this key are refused", {
+        reason: (error as Error).message,
+      });
+      return refusal(
+        `the idempotency record of idempotency_key "${key}" cannot be read (it is corrupt), so nothing was sent and whether the first call wrote is unknown: check the upstream before writing again, and use a new idempotency_key`,
+        false,
+        { idempotency_key: key, state: "corrupt" },
+      );
+    }
+    // The backend logs its own state changes (once each); an unexpected error is logged here.
+    if (!(error instanceof StoreError)) this.#logger.error("idempotency store unavailable", { error });
+    const { text, retryable } = FAILURES[kind];
+    return refusal(text, retryable, { idempotency_key: key, state: kind });
+  }
+
   #full(key: string, retryAt: number | undefined): ApiError {
     const s = this.backend.stats();
-    const holding = `${s.keys} keys, ${(s.bytes / MIB).toFixed(1)} of ${(s.maxBytes / MIB).toFixed(0)} MiB, each kept ${Math.round(s.ttlMs / 3_600_000)} h`;
+    const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+    const kept = `each kept ${Math.round(s.ttlMs / 3_600_000)} h`;
+    // A tenant's share: its own use only (the share's size would tell how many tenants there are).
+    const holding = this.#tenantShare
+      ? `your share is used up: ${s.keys} keys, ${mib(s.bytes)} MiB, ${kept}`
+      : `${s.keys} keys, ${mib(s.bytes)} of ${(s.maxBytes / MIB).toFixed(0)} MiB, ${kept}`;
     if (!this.#warnedFull) {
       this.#warnedFull = true;
       this.#logger.warn("idempotency store full: keyed writes are refused until keys expire", { ...s });
     }
     const when =
       retryAt === undefined ? "once calls in progress finish" : `after ${new Date(retryAt).toISOString()}`;
+    const counts = this.#tenantShare
+      ? { keys: s.keys, bytes: s.bytes }
+      : { keys: s.keys, maxKeys: s.maxKeys, bytes: s.bytes, maxBytes: s.maxBytes };
     return refusal(
       `the idempotency store is full (${holding}), so this keyed write was refused and nothing was sent; retry ${when}, or send it without idempotency_key (no duplicate protection)`,
       false,
-      {
-        idempotency_key: key,
-        state: "full",
-        keys: s.keys,
-        maxKeys: s.maxKeys,
-        bytes: s.bytes,
-        maxBytes: s.maxBytes,
-      },
+      { idempotency_key: key, state: "full", ...counts },
     );
   }
 }
 
 /** The kept part of an ambiguous failure, scrubbed now (a token may be forgotten before the replay). */
-function failureJson(error: unknown): string {
+function failureJson(error: unknown, secrets: SecretScope | undefined): string {
   if (!(error instanceof ApiError)) {
     const name = error instanceof Error ? error.name : typeof error;
-    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name)}` });
+    return JSON.stringify({ code: ERROR_CODES.UPSTREAM, message: `unexpected ${scrubText(name, secrets)}` });
   }
   const kept = {
     code: error.code,
     status: error.status,
-    message: scrubText(error.message),
+    message: scrubText(error.message, secrets),
     request: error.request,
   };
-  const details = scrubText(JSON.stringify(error.details ?? null));
+  const details = scrubText(JSON.stringify(error.details ?? null), secrets);
   return JSON.stringify(details.length <= 4096 ? { ...kept, details: JSON.parse(details) as unknown } : kept);
+}
+
+/** A first call that never reported an outcome within its budget: its server died mid-call. */
+function unknownOutcome(key: string, ageMs: number): ApiError {
+  return refusal(
+    `outcome unknown: check the upstream before writing again. The first call with idempotency_key "${key}" started ${Math.round(ageMs / 1000)} s ago and never reported an outcome (the server running it likely stopped mid-call); nothing was sent now. If the record is missing upstream, write it with a new idempotency_key`,
+    false,
+    { idempotency_key: key, state: "unknown" },
+  );
 }
 
 function replay<T>(key: string, outcome: StoredOutcome): T {

@@ -1,6 +1,6 @@
 /**
  * The second step of serve(): from the settings, everything a transport needs. The confirmation
- * signer, tracing (when an OTLP endpoint is set), the idempotency backend (memory, or Redis), and
+ * signer, tracing (when an OTLP endpoint is set), the idempotency backends (memory, or Redis), and
  * the server set (one server per tenant, each with its own upstream clients). Each thing it starts
  * is added to `open`, so the caller closes it at shutdown or when a later step refuses the start.
  */
@@ -8,7 +8,8 @@
 import type { AnyTool } from "../../tools/define.js";
 import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
-import { createServerSet, idempotencyBackend, type ServerSet } from "../hosting/servers.js";
+import { type IdempotencyBackends, idempotencyBackends } from "../hosting/idempotency.js";
+import { createServerSet, type ServerSet } from "../hosting/servers.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { createStateSigner, type StateSigner } from "../mcp/sdk.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -18,6 +19,8 @@ import type { HostingSettings } from "./settings.js";
 
 export interface Served {
   serverSet: ServerSet;
+  /** The idempotency store's state, for /healthz. */
+  backends: IdempotencyBackends;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortController;
 }
@@ -31,12 +34,8 @@ export async function buildServers(
 ): Promise<Served> {
   const signer = stateSigner(env);
   await startTracing(env, settings.hosting, logger, open);
-  const backend = await idempotencyBackend(
-    settings.hosting.redisUrl,
-    (settings.config.idempotencyTtlSeconds ?? 86_400) * 1000,
-    logger,
-  );
-  if (backend.close) open.add(() => backend.close!());
+  const backends = await storeBackends(settings, logger);
+  open.add(() => backends.close());
   const stopping = new AbortController();
   const serverSet = createServerSet({
     config: settings.config,
@@ -45,12 +44,31 @@ export async function buildServers(
     sandbox: plan.sandbox,
     confirmWrites: plan.confirmWrites,
     logger,
-    backend,
+    backends,
     signer,
     stopping: stopping.signal,
   });
   open.add(() => serverSet.clients.close());
-  return { serverSet, stopping };
+  return { serverSet, backends, stopping };
+}
+
+/** Redis (checked: an evicting policy refuses the start) or memory shares; loads Redis only when set. */
+async function storeBackends(
+  settings: { config: Config; tenants: Tenant[] | undefined; hosting: HostingSettings },
+  logger: Logger,
+): Promise<IdempotencyBackends> {
+  try {
+    return await idempotencyBackends({
+      redisUrl: settings.hosting.redisUrl,
+      ttlMs: (settings.config.idempotencyTtlSeconds ?? 86_400) * 1000,
+      redisTimeoutMs: settings.config.redisTimeoutMs ?? 1000,
+      tenants: settings.tenants?.map((t) => t.name),
+      logger,
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartRefused(error.message);
+    throw error;
+  }
 }
 
 /** MCP_STATE_SECRET: replicas behind one load balancer must verify each other's confirmation state. */

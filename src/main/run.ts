@@ -16,7 +16,11 @@ type HttpTransport = typeof import("../mcp/transports/http.js");
 export async function runHttp(
   http: HttpTransport,
   plan: ServePlan,
-  settings: { httpToken: Config["httpToken"]; tenants: Tenant[] | undefined },
+  settings: {
+    httpToken: Config["httpToken"];
+    tenants: Tenant[] | undefined;
+    tenantMaxInFlight: Config["tenantMaxInFlight"];
+  },
   served: Served,
   logger: Logger,
   open: OpenResources,
@@ -27,10 +31,18 @@ export async function runHttp(
       host: plan.host,
       port: plan.port,
       token: settings.httpToken,
-      ...(settings.tenants === undefined ? {} : { tenantOf: await tenantResolver(settings.tenants) }),
+      ...(settings.tenants === undefined
+        ? {}
+        : {
+            tenantOf: await tenantResolver(settings.tenants),
+            ...(settings.tenantMaxInFlight === undefined
+              ? {}
+              : { tenantMaxInFlight: settings.tenantMaxInFlight }),
+          }),
       logger,
       version: VERSION,
       abandon: () => served.stopping.abort(),
+      storeHealth: () => served.backends.health(),
     });
   } catch (error) {
     throw listenProblem(error, plan) ?? error;
@@ -38,6 +50,7 @@ export async function runHttp(
   process.stderr.write(
     `maintenance-mcp ${VERSION} listening on ${handle.url}${plan.sandbox ? " (sandbox)" : ""}\n`,
   );
+  // A single upstream warms up now; tenants each on their first request (src/hosting/servers.ts).
   served.serverSet.clients.warm();
   const signal = await Promise.race([waitForSignal(), parentGone(process.env)]);
   logger.info("shutting down", { signal });

@@ -48,7 +48,14 @@ export async function serve(plan: ServePlan, env: Env): Promise<number> {
     const tools = toolsToServe(plan, config, tenants, logger);
     const served = await buildServers(plan, env, { config, tenants, tools, hosting }, logger, open);
     if (http === undefined) return await runStdio(served, logger, open);
-    return await runHttp(http, plan, { httpToken: config.httpToken, tenants }, served, logger, open);
+    return await runHttp(
+      http,
+      plan,
+      { httpToken: config.httpToken, tenants, tenantMaxInFlight: config.tenantMaxInFlight },
+      served,
+      logger,
+      open,
+    );
   } catch (error) {
     await open.closeAll();
     const problem = startProblem(error);

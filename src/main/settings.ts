@@ -6,7 +6,7 @@
  */
 
 import type { AnyTool } from "../../tools/define.js";
-import { type Config, type Env, loadConfig } from "../config/config.js";
+import { type Config, type Env, loadConfig, UPSTREAM_VARIABLES } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { selectTools } from "../mcp/server.js";
@@ -15,7 +15,13 @@ import type { ServePlan } from "./cli.js";
 import { type OpenResources, StartRefused } from "./exit.js";
 
 /** MMS_* values a user may keep in sandbox mode; URLs and credentials always come from the sandbox. */
-const SANDBOX_KEEPS = ["MMS_AUTH", "MMS_TIMEOUT_MS", "MMS_MAX_RETRIES", "MMS_HAWK_PAYLOAD_HASH"];
+const SANDBOX_KEEPS = [
+  "MMS_AUTH",
+  "MMS_TIMEOUT_MS",
+  "MMS_MAX_RETRIES",
+  "MMS_HAWK_PAYLOAD_HASH",
+  "MMS_BUDGET_DISCOUNT",
+];
 
 export interface HostingSettings {
   tenantsFile?: string;
@@ -74,6 +80,11 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
     );
   if (tenantsFile !== undefined && value("MCP_HTTP_TOKEN") !== undefined)
     logger.warn("MCP_HTTP_TOKEN is ignored: MCP_TENANTS_FILE gives each tenant its own bearer token");
+  const ignoredUpstream = UPSTREAM_VARIABLES.filter((name) => value(name) !== undefined);
+  if (tenantsFile !== undefined && ignoredUpstream.length > 0)
+    logger.warn(
+      `${ignoredUpstream.join(", ")} ${ignoredUpstream.length === 1 ? "is" : "are"} ignored: MCP_TENANTS_FILE gives each tenant its own upstream; set ${ignoredUpstream.length === 1 ? "it" : "them"} in the tenant's "upstream" instead`,
+    );
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     throw new StartRefused("REDIS_URL: expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0");
   return {

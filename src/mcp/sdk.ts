@@ -3,8 +3,8 @@
  * protocol 2026-07-28 and 2025-11-25 from one factory, chosen per request (HTTP) or per
  * connection (stdio) by what the client speaks. It adapts the SDK's low-level Server to plain
  * callbacks (tools, optional prompts) and owns write confirmation in both eras: one
- * `input_required` round whose `requestState` is HMAC-signed, bound to the tool and a hash of its
- * arguments, and expires; the SDK's legacy shim turns the same round into a form elicitation for
+ * `input_required` round whose `requestState` is HMAC-signed, bound to the tenant, the tool and a hash
+ * of its arguments, and expires; the SDK's legacy shim turns the same round into a form elicitation for
  * 2025 clients. The HTTP adapter loads on first use: stdio users never load it.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -106,7 +106,9 @@ export interface ProtocolServer {
 
 /** The payload of a confirmation round's requestState: no secret, only what binds the answer. */
 interface ConfirmState {
-  v: 1;
+  v: 2;
+  /** The tenant (MCP_TENANTS_FILE) that was asked; "" without tenants. Another tenant's answer does not count. */
+  tenant: string;
   tool: string;
   /** sha256 of the canonical JSON of the call's arguments. */
   args: string;
@@ -160,6 +162,10 @@ const CONFIRM_SCHEMA = {
 
 export interface ProtocolServerOptions {
   signer: StateSigner;
+  /** The tenant this server acts for: confirmation state is bound to it. */
+  tenant?: string | undefined;
+  /** cacheScope of the list results: "private" when they depend on who asks (a tenant's tool set). */
+  cacheScope?: "public" | "private";
 }
 
 export function createProtocolServer(
@@ -169,8 +175,8 @@ export function createProtocolServer(
   options: ProtocolServerOptions,
 ): ProtocolServer {
   const prompts = handlers.listPrompts !== undefined;
-  const cacheable = { ttlMs: 5 * 60 * 1000, cacheScope: "public" as const };
-  const server = new ToolServer(handlers, options.signer, info, {
+  const cacheable = { ttlMs: 5 * 60 * 1000, cacheScope: options.cacheScope ?? "public" };
+  const server = new ToolServer(handlers, options.signer, options.tenant ?? "", info, {
     capabilities: { tools: { listChanged: false }, ...(prompts ? { prompts: { listChanged: false } } : {}) },
     instructions,
     cacheHints: { "tools/list": cacheable, ...(prompts ? { "prompts/list": cacheable } : {}) },
@@ -219,6 +225,7 @@ class ToolServer extends Server {
   constructor(
     private readonly handlers: ProtocolHandlers,
     private readonly signer: StateSigner,
+    private readonly tenant: string,
     ...rest: ConstructorParameters<typeof Server>
   ) {
     super(...rest);
@@ -260,7 +267,7 @@ class ToolServer extends Server {
     args: unknown,
     ctx: ServerContext,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const context = callContext(this, ctx, name, args);
+    const context = callContext(this, ctx, { tenant: this.tenant, tool: name }, args);
     let result: CallToolResult | undefined;
     try {
       result = await this.handlers.callTool(name, args, context);
@@ -282,7 +289,10 @@ class ToolServer extends Server {
             },
           }),
         },
-        requestState: await this.signer.codec.mint({ v: 1, tool: name, args: argsHash(args ?? {}) }, ctx),
+        requestState: await this.signer.codec.mint(
+          { v: 2, tenant: this.tenant, tool: name, args: argsHash(args ?? {}) },
+          ctx,
+        ),
       });
     }
     if (result === undefined) {
@@ -315,7 +325,13 @@ function elicitationOf(server: Server, ctx: ServerContext): boolean {
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
-function callContext(server: Server, ctx: ServerContext, tool: string, args: unknown): CallContext {
+function callContext(
+  server: Server,
+  ctx: ServerContext,
+  call: { tenant: string; tool: string },
+  args: unknown,
+): CallContext {
+  const { tool } = call;
   const progressToken = ctx.mcpReq._meta?.progressToken;
   const modern = envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
   const overHttp = ctx.http !== undefined;
@@ -355,6 +371,7 @@ function callContext(server: Server, ctx: ServerContext, tool: string, args: unk
       const bound =
         typeof state === "object" &&
         state !== null &&
+        state.tenant === call.tenant &&
         state.tool === tool &&
         state.args === argsHash(args ?? {});
       if (bound) {

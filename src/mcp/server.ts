@@ -11,6 +11,7 @@ import type { Clients } from "../client/types.js";
 import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
 import { redact } from "../errors/redact.js";
+import { PROCESS_SECRETS, type SecretScope } from "../errors/secret.js";
 import type { IdempotencyStore } from "../idempotency/store.js";
 import { toolCallSpan } from "../telemetry/hooks.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -36,6 +37,11 @@ export interface ServerDeps {
   version: string;
   /** The tenant (MCP_TENANTS_FILE) this server acts for: named in traces; never its token. */
   tenant?: string | undefined;
+  /**
+   * The secrets this server's answers are scrubbed with: its configuration's (the tenant's own), so
+   * that no answer depends on another tenant's secrets. Default: every secret of the process.
+   */
+  secrets?: SecretScope | undefined;
   /** Signs confirmation requestState; defaults to one random key per process. */
   signer?: StateSigner;
   /**
@@ -45,6 +51,10 @@ export interface ServerDeps {
   stopping?: AbortSignal;
   /** Start the clients' warm-up once tools/list is answered (the binary; tests leave it off). */
   warmOnList?: boolean;
+  /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT). */
+  budgetDiscount?: "percent" | "amount" | undefined;
+  /** The clock tools read (tests fix it); default the system clock. */
+  now?: () => Date;
 }
 
 export interface ServerOptions {
@@ -56,6 +66,11 @@ export interface ServerOptions {
    * this off (it re-parses each record of every list); tests turn it on to catch drift early.
    */
   checkOutputs?: boolean;
+  /**
+   * The lists (tools/list, prompts/list) depend on who asks (a tenant's own tool set): announce them
+   * with cacheScope "private", so no shared cache serves one tenant's list to another.
+   */
+  privateLists?: boolean;
 }
 
 export interface ToolSelection {
@@ -186,27 +201,38 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
         if (!entry) return undefined;
         // One server span per call (a no-op unless tracing is on); a confirmation round is not a failure.
         let signal: ProtocolSignal | undefined;
-        const result = await toolCallSpan(name, { tenant: deps.tenant, ...call.trace }, async (span) => {
-          try {
-            const out = await untilStopping(
-              runTool(entry, args, call, deps, options),
-              entry.tool,
-              deps.stopping,
-            );
-            if (out.isError) span.fail("tool_error");
-            return out;
-          } catch (error) {
-            if (!(error instanceof ProtocolSignal)) throw error;
-            signal = error;
-            return undefined;
-          }
-        });
+        const write = !entry.tool.annotations.readOnlyHint;
+        const result = await toolCallSpan(
+          name,
+          { tenant: deps.tenant, write, ...call.trace },
+          async (span) => {
+            try {
+              const out = await untilStopping(
+                runTool(entry, args, call, deps, options),
+                entry.tool,
+                deps.stopping,
+                deps.idempotency.shared,
+                deps.secrets ?? PROCESS_SECRETS,
+              );
+              if (out.isError) span.fail("tool_error");
+              return out;
+            } catch (error) {
+              if (!(error instanceof ProtocolSignal)) throw error;
+              signal = error;
+              return undefined;
+            }
+          },
+        );
         if (signal) throw signal;
         return result;
       },
       ...promptHandlers(new Set(options.tools.map((t) => t.name))),
     },
-    { signer: deps.signer ?? processSigner },
+    {
+      signer: deps.signer ?? processSigner,
+      tenant: deps.tenant,
+      cacheScope: options.privateLists ? "private" : "public",
+    },
   );
 }
 
@@ -226,12 +252,16 @@ export function createUnconfiguredServer(options: {
   processSigner ??= createStateSigner();
   return createProtocolServer(
     { name: "maintenance-mcp", version: options.version },
-    `NOT CONFIGURED: every tool call fails until the configuration is fixed.\n${redact(options.problem)}`,
+    `NOT CONFIGURED: every tool call fails until the configuration is fixed.\n${redact(options.problem, PROCESS_SECRETS)}`,
     {
       listTools: () => listings,
       callTool: async (name) =>
         names.has(name)
-          ? errorResult(`maintenance-mcp cannot run ${name}: ${options.problem}`, { code: "NOT_CONFIGURED" })
+          ? errorResult(
+              `maintenance-mcp cannot run ${name}: ${options.problem}`,
+              { code: "NOT_CONFIGURED" },
+              PROCESS_SECRETS,
+            )
           : undefined,
     },
     { signer: processSigner },
@@ -258,20 +288,28 @@ function promptHandlers(toolNames: Set<string>) {
 
 /**
  * The call's result, or, once `stopping` aborts (shutdown outlived the drain), an error result
- * that says the outcome is unknown: never an empty answer (robustness: shutdown).
+ * that says the outcome is unknown: never an empty answer (robustness: shutdown). A retry with the
+ * same idempotency_key is promised safe only when the store is shared (Redis): a memory store
+ * dies with this process, and its record of the running call with it.
  */
 async function untilStopping(
   running: Promise<CallToolResult>,
   tool: AnyTool,
   stopping: AbortSignal | undefined,
+  sharedStore: boolean,
+  secrets: SecretScope,
 ): Promise<CallToolResult> {
   if (stopping === undefined) return running;
+  const retry = sharedStore
+    ? "Check whether it exists before retrying; with the same idempotency_key a retry is safe (the shared store will not let it write twice)."
+    : "Check whether it exists upstream before retrying, even with the same idempotency_key: this server keeps its keys in memory, and they end with it.";
   const stopped = () =>
     errorResult(
       tool.annotations.readOnlyHint
         ? `The server shut down before ${tool.name} finished; nothing was changed. Retry the call.`
-        : `The server shut down while ${tool.name} was running: the outcome is unknown (the write may have reached the upstream). Check whether it exists before retrying; with the same idempotency_key a retry is safe.`,
+        : `The server shut down while ${tool.name} was running: the outcome is unknown (the write may have reached the upstream). ${retry}`,
       { code: "SHUTDOWN", outcome: tool.annotations.readOnlyHint ? "not_applied" : "unknown" },
+      secrets,
     );
   if (stopping.aborted) return stopped();
   return new Promise((resolve, reject) => {
@@ -293,6 +331,7 @@ async function runTool(
   options: ServerOptions,
 ): Promise<CallToolResult> {
   const { tool } = entry;
+  const secrets = deps.secrets ?? PROCESS_SECRETS;
   const log = deps.logger.child({ tool: tool.name });
   const started = performance.now();
   const writes = !tool.annotations.readOnlyHint;
@@ -314,6 +353,7 @@ async function runTool(
     return errorResult(
       `Invalid arguments for ${tool.name}: "arguments" must be a JSON object of named parameters (got ${got}). Call it like ${exampleOf(tool)}. Nothing was sent.`,
       {},
+      secrets,
     );
   }
   const parsed = (tool.inputSchema as z.ZodObject).safeParse(decoded);
@@ -321,7 +361,7 @@ async function runTool(
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
     audit("INVALID_ARGUMENTS");
-    return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues });
+    return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues }, secrets);
   }
   const input = parsed.data;
   target = tool.auditTarget?.(input);
@@ -347,7 +387,8 @@ async function runTool(
       }
     },
     idempotency: deps.idempotency,
-    now: () => new Date(),
+    now: deps.now ?? (() => new Date()),
+    budgetDiscount: deps.budgetDiscount,
   };
 
   try {
@@ -358,6 +399,7 @@ async function runTool(
       return errorResult(
         `Internal error: ${tool.name} produced an unexpected result; this is a bug in maintenance-mcp.`,
         {},
+        secrets,
       );
     }
     audit(
@@ -384,9 +426,9 @@ async function runTool(
       error instanceof ApiError || error instanceof NotConfirmedError || error instanceof UserInputError;
     audit(call.signal.aborted ? "cancelled" : known ? error.code : "INTERNAL");
     if (!known) log.error("unexpected error in tool", { error });
-    if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code });
-    const { text, details } = formatError(error);
-    return errorResult(text, details);
+    if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code }, secrets);
+    const { text, details } = formatError(error, secrets);
+    return errorResult(text, details, secrets);
   }
 }
 
@@ -397,11 +439,12 @@ function exampleOf(tool: AnyTool): string {
   return json?.startsWith("{") ? json : `{"name": "value"} (see the input schema in tools/list)`;
 }
 
-function errorResult(line: string, details: unknown): CallToolResult {
-  const safe = redact(details);
+/** An isError result; line and details scrubbed with `secrets` (the server's configuration's). */
+function errorResult(line: string, details: unknown, secrets: SecretScope): CallToolResult {
+  const safe = redact(details, secrets);
   const body =
     safe === undefined || (typeof safe === "object" && safe !== null && Object.keys(safe).length === 0)
       ? ""
       : `\nDetails: ${JSON.stringify(safe)}`;
-  return { isError: true, content: [{ type: "text", text: `${redact(line)}${body}` }] };
+  return { isError: true, content: [{ type: "text", text: `${redact(line, secrets)}${body}` }] };
 }

@@ -4,12 +4,15 @@
  * HTTP semantic conventions (interface.md §7).
  * IMPORTANT: no secret, token or argument value in any attribute: callers pass names, codes, templates
  * and counts; `safeAttributes` redacts suspicious keys and every known Secret value as a last line.
+ * Nothing a client sends can inflate a span: the one client-chosen value (the JSON-RPC id) is cut to
+ * CLIENT_VALUE_MAX characters, and the SDK cuts every attribute (src/telemetry/start.ts).
  */
 import {
   type Attributes,
   type AttributeValue,
   type Context,
   context,
+  createContextKey,
   createTraceState,
   type Span,
   SpanKind,
@@ -22,6 +25,13 @@ import { Secret } from "../errors/secret.js";
 const TRACER_NAME = "maintenance-mcp";
 /** The tenant attribute (no semantic convention exists for it; namespaced by the project). */
 export const TENANT_ATTRIBUTE = "maintenance_mcp.tenant";
+/** Longest client-chosen value kept in an attribute (interface.md §7b). */
+export const CLIENT_VALUE_MAX = 128;
+/**
+ * Set on the context a write's tool-call span starts in: the sampler (src/telemetry/start.ts) always
+ * records a write, whatever the caller's `traceparent` flags or the sampling ratio.
+ */
+export const WRITE_CALL = createContextKey("maintenance_mcp.write_call");
 
 export interface ToolCallSpanOptions {
   /** Tenant name from MCP_TENANTS_FILE; never its token. */
@@ -36,6 +46,8 @@ export interface ToolCallSpanOptions {
   sessionId?: string | undefined;
   /** `network.transport`: "pipe" for stdio, "tcp" for HTTP. */
   transport?: "pipe" | "tcp" | undefined;
+  /** The tool writes upstream: always traced when tracing is on. */
+  write?: boolean | undefined;
 }
 
 /** Handle on a tool-call span. */
@@ -74,6 +86,13 @@ export function remoteParent(traceparent: unknown, tracestate?: unknown, base: C
 
 const SUSPICIOUS_KEY = /secret|token|password|passwd|authorization|cookie|credential|signature|hawk|bearer/i;
 export const REDACTED_ATTRIBUTE = "[redacted]";
+
+/** `value` cut to `max` UTF-16 units, without splitting a surrogate pair. */
+export function clip(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const end = /[\uD800-\uDBFF]/.test(value[max - 1]!) ? max - 1 : max;
+  return value.slice(0, end);
+}
 
 /** Attributes with suspicious keys and known secret values replaced by "[redacted]". */
 export function safeAttributes(attrs: Attributes): Attributes {
@@ -123,13 +142,15 @@ export function toolCallSpan<T>(
   options: ToolCallSpanOptions,
   fn: (span: ToolSpan) => Promise<T>,
 ): Promise<T> {
-  const parent = remoteParent(options.traceparent, options.tracestate) ?? context.active();
+  const remote = remoteParent(options.traceparent, options.tracestate) ?? context.active();
+  const parent = options.write ? remote.setValue(WRITE_CALL, true) : remote;
   const attributes = safeAttributes({
     "mcp.method.name": "tools/call",
     "gen_ai.tool.name": tool,
     "gen_ai.operation.name": "execute_tool",
     [TENANT_ATTRIBUTE]: options.tenant,
-    "jsonrpc.request.id": options.requestId === undefined ? undefined : String(options.requestId),
+    "jsonrpc.request.id":
+      options.requestId === undefined ? undefined : clip(String(options.requestId), CLIENT_VALUE_MAX),
     "mcp.session.id": options.sessionId,
     "network.transport": options.transport,
   });

@@ -2,13 +2,30 @@
  * Turn tracing on when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set: a lean SDK (tracer
  * provider, batch span processor, OTLP/HTTP exporter, AsyncLocalStorage context) loaded by dynamic
  * import, so a start without it loads nothing beyond `@opentelemetry/api`.
+ * Clients steer nothing (interface.md §7b): every attribute value is cut (256 characters unless
+ * OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT says otherwise), and the server decides sampling: a caller's
+ * `traceparent` gives the trace its id, never its sampled flag, and a write is always recorded.
+ * The exporter's headers (often an API key) are secrets to the logs; a collector's error answer is
+ * logged cut and redacted.
  * Versions: the 2.x SDK / 0.223 exporter line, the last whose engines allow Node 20 (3.x needs 22.15).
  */
-import { context, DiagLogLevel, diag, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  type Context,
+  context,
+  DiagLogLevel,
+  diag,
+  type Link,
+  type SpanKind,
+  trace,
+} from "@opentelemetry/api";
 import type { Env } from "../config/config.js";
 import { VERSION } from "../config/version.js";
 import { ConfigError } from "../errors/api-error.js";
+import { scrubText } from "../errors/redact.js";
+import { PROCESS_SECRETS } from "../errors/secret.js";
 import type { Logger } from "./logger.js";
+import { clip, WRITE_CALL } from "./spans.js";
 
 export interface TracingHandle {
   /** Where spans go (the traces URL). */
@@ -25,7 +42,16 @@ interface TracingSettings {
   protocol: "http/protobuf" | "http/json";
   headers: Record<string, string>;
   attributes: Record<string, string>;
+  /** Longest attribute value exported (OTEL_[SPAN_]ATTRIBUTE_VALUE_LENGTH_LIMIT, default 256). */
+  attributeValueLengthLimit: number;
+  /** Share of traces the server starts (OTEL_TRACES_SAMPLER[_ARG]); writes are always recorded. */
+  ratio: number;
 }
+
+/** Default longest attribute value: the SDK's own default is unlimited. */
+export const DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT = 256;
+/** Longest collector error text logged. */
+const LOGGED_ERROR_MAX = 300;
 
 function read(env: Env, name: string): string | undefined {
   const v = env[name]?.trim();
@@ -48,6 +74,56 @@ function keyValues(raw: string | undefined, variable: string): Record<string, st
     }
   }
   return out;
+}
+
+/** OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, else OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, else 256. */
+function attributeLimit(env: Env): number {
+  const variable =
+    read(env, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") !== undefined
+      ? "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+      : "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT";
+  const raw = read(env, variable);
+  if (raw === undefined) return DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1_000_000)
+    throw new ConfigError([
+      {
+        variable,
+        expected: `a whole number of characters from 1 to 1000000 (default ${DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT})`,
+      },
+    ]);
+  return Number(raw);
+}
+
+const SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+];
+
+/**
+ * The share of traces to start, from OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG. The parentbased_*
+ * forms follow a parent only within this process: a remote caller's flag never decides.
+ */
+function samplingRatio(env: Env): number {
+  const sampler = read(env, "OTEL_TRACES_SAMPLER")?.toLowerCase() ?? "parentbased_always_on";
+  if (!SAMPLERS.includes(sampler))
+    throw new ConfigError([{ variable: "OTEL_TRACES_SAMPLER", expected: `one of ${SAMPLERS.join(", ")}` }]);
+  if (sampler.endsWith("always_on")) return 1;
+  if (sampler.endsWith("always_off")) return 0;
+  const arg = read(env, "OTEL_TRACES_SAMPLER_ARG");
+  if (arg === undefined) return 1;
+  const ratio = Number(arg);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    throw new ConfigError([
+      {
+        variable: "OTEL_TRACES_SAMPLER_ARG",
+        expected: "a number from 0 to 1 (the share of traces recorded)",
+      },
+    ]);
+  return ratio;
 }
 
 /** The tracing settings from `env`, or undefined when tracing is off. Throws ConfigError when invalid. */
@@ -88,7 +164,73 @@ export function tracingSettings(env: Env): TracingSettings | undefined {
       "service.name": read(env, "OTEL_SERVICE_NAME") ?? "maintenance-mcp",
       "service.version": VERSION,
     },
+    attributeValueLengthLimit: attributeLimit(env),
+    ratio: samplingRatio(env),
   };
+}
+
+/** The sampling decisions of @opentelemetry/sdk-trace-base's SamplingDecision enum. */
+const NOT_RECORD = 0;
+const RECORD_AND_SAMPLED = 2;
+
+/**
+ * The server's sampler: a span with a parent in this process follows it; any other (a new trace, or
+ * one continuing a caller's `traceparent`) is recorded when it is a write, else with `ratio`, drawn
+ * at random (not from the trace id, which the caller chooses).
+ */
+export function serverSampler(ratio: number, random: () => number = Math.random) {
+  return {
+    shouldSample(
+      parentContext: Context,
+      _traceId: string,
+      _name: string,
+      _kind: SpanKind,
+      _a: Attributes,
+      _l: Link[],
+    ) {
+      const parent = trace.getSpanContext(parentContext);
+      if (parent !== undefined && !parent.isRemote)
+        return { decision: parent.traceFlags & 1 ? RECORD_AND_SAMPLED : NOT_RECORD };
+      if (parentContext.getValue(WRITE_CALL) === true) return { decision: RECORD_AND_SAMPLED };
+      return { decision: ratio >= 1 || random() < ratio ? RECORD_AND_SAMPLED : NOT_RECORD };
+    },
+    toString: () => `ServerSampler{ratio=${ratio}, writes always, caller's flag ignored}`,
+  };
+}
+
+/**
+ * A diag message as one log field: an exporter error as "message (HTTP code): answer" without its
+ * stack, redacted (the exporter's headers are known secrets), then cut.
+ */
+export function loggedDiag(args: unknown[]): string {
+  const text = scrubText(args.map(describe).join(" "));
+  return text.length > LOGGED_ERROR_MAX ? `${clip(text, LOGGED_ERROR_MAX)}… (cut)` : text;
+}
+
+/** The SDK logs an export failure as the JSON of the flattened error ({message, code, data, stack}). */
+function describe(value: unknown): string {
+  let error = value;
+  if (typeof value === "string") {
+    if (!value.startsWith("{")) return value;
+    try {
+      error = JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  const e = error as { name?: unknown; message?: unknown; code?: unknown; data?: unknown } | null;
+  if (e === null || typeof e !== "object" || typeof e.message !== "string") return safeJson(error);
+  const code = typeof e.code === "number" || typeof e.code === "string" ? ` (${e.code})` : "";
+  const data = typeof e.data === "string" && e.data !== "" ? `: ${e.data}` : "";
+  return `${e.message}${code}${data}`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /**
@@ -117,8 +259,11 @@ export async function startTracing(env: Env, logger?: Logger): Promise<TracingHa
       ? load(import("@opentelemetry/exporter-trace-otlp-http"))
       : load(import("@opentelemetry/exporter-trace-otlp-proto")),
   ]);
+  // The exporter sends these headers (often an API key) on every export: never in a log line.
+  for (const value of Object.values(settings.headers)) PROCESS_SECRETS.add(value);
   if (logger) {
-    const warn = (message: string) => logger.warn("tracing", { message });
+    // A collector's error answer is passed here whole (up to 4 MB), and may echo the headers.
+    const warn = (...args: unknown[]) => logger.warn("tracing", { message: loggedDiag(args) });
     diag.setLogger(
       { error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} },
       { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
@@ -128,6 +273,10 @@ export async function startTracing(env: Env, logger?: Logger): Promise<TracingHa
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes(settings.attributes),
     spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
+    sampler: serverSampler(settings.ratio),
+    // Span and event attributes alike; the environment variables are read here, from `env`.
+    spanLimits: { attributeValueLengthLimit: settings.attributeValueLengthLimit },
+    generalLimits: { attributeValueLengthLimit: settings.attributeValueLengthLimit },
   });
   const contextManager = new hooks.AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);

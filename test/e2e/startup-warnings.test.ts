@@ -21,4 +21,26 @@ describe("start-up warnings", () => {
     expect(run.stderr).toMatch(/MMS_CLIENT_SECRET: required when MMS_CLIENT_ID is set/);
     expect(run.stderr).not.toContain("secret-value-0042");
   });
+
+  it("names the MMS_* variables a tenants file makes ignored, without their values", async () => {
+    const run = await runBin(
+      ["--http", "--port", "0"],
+      cleanEnv({
+        MCP_TENANTS_FILE: "/nonexistent/tenants.json",
+        MMS_BASE_URL: "https://h/api",
+        MMS_CLIENT_SECRET: "secret-value-0043",
+      }),
+    );
+    expect(run.code).toBe(2);
+    const warnings = run.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { level: string; msg: string })
+      .filter((record) => record.level === "warn");
+    expect(warnings.map((w) => w.msg)).toContain(
+      `MMS_BASE_URL, MMS_CLIENT_SECRET are ignored: MCP_TENANTS_FILE gives each tenant its own upstream; set them in the tenant's "upstream" instead`,
+    );
+    expect(run.stderr).toMatch(/MCP_TENANTS_FILE: a readable JSON file/);
+    expect(run.stderr).not.toContain("secret-value-0043");
+  });
 });

@@ -120,6 +120,23 @@ describe("maintenance-mcp over stdio", () => {
     );
   });
 
+  it("reads MMS_BUDGET_DISCOUNT in sandbox mode and query_budgets adds net_total", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "--sandbox"],
+      env: { ...cleanEnv(), MMS_BUDGET_DISCOUNT: "percent" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    const result = await client.callTool({ name: "query_budgets", arguments: { id: "104" } });
+    await client.close();
+    expect(result.structuredContent).toMatchObject({
+      complete: true,
+      budgets: [{ folio: "104", items_total: 0.3, discount: 12.5, net_total: 0.26 }],
+    });
+  });
+
   it("answers a message over the 10 MiB limit with an error naming its id, logs it, and goes on", async () => {
     const child = spawn(process.execPath, [BIN, "--sandbox"], { env: cleanEnv({ LOG_LEVEL: "warn" }) });
     let stderr = "";

@@ -15,6 +15,10 @@ export interface McpFixtureOptions {
   sandbox?: boolean;
   logger?: Logger;
   idempotency?: IdempotencyStore;
+  /** MMS_BUDGET_DISCOUNT as the server would read it. */
+  budgetDiscount?: "percent" | "amount";
+  /** The server's clock (tools' "now"); default the system clock. */
+  now?: () => Date;
   /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
   elicit?: (message: string) => {
     action: "accept" | "decline" | "cancel";
@@ -37,6 +41,8 @@ export async function connect(
       idempotency: options.idempotency ?? new IdempotencyStore(),
       sandbox: options.sandbox ?? true,
       version: "test",
+      ...(options.budgetDiscount ? { budgetDiscount: options.budgetDiscount } : {}),
+      ...(options.now ? { now: options.now } : {}),
     },
     { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
   );

@@ -30,7 +30,11 @@ if (!redisInstalled && !process.env.CI) process.stderr.write(`[skipped: Redis te
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
-  /** Stop the server (SIGTERM, then SIGKILL after 3 s). Idempotent. */
+  /** Freeze the server (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Let a paused server go on (SIGCONT). */
+  resume(): void;
+  /** Stop the server (SIGTERM, then SIGKILL after 3 s; a paused one is resumed first). Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -74,12 +78,24 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-async function startOnce(): Promise<RedisServer> {
+async function startOnce(extraArgs: readonly string[]): Promise<RedisServer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "redis-test-"));
   const child = spawn(
     "redis-server",
-    ["--save", "", "--appendonly", "no", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir],
+    [
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      ...extraArgs,
+    ],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let stderr = "";
@@ -87,8 +103,10 @@ async function startOnce(): Promise<RedisServer> {
     stderr += c.toString("utf8");
   });
   const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
+  const alive = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (alive()) {
+      child.kill("SIGCONT");
       child.kill("SIGTERM");
       if (!(await exited(child, 3000))) {
         child.kill("SIGKILL");
@@ -108,28 +126,38 @@ async function startOnce(): Promise<RedisServer> {
       await stop();
       throw new Error(`redis-server exited with code ${child.exitCode} on port ${port}: ${stderr.trim()}`);
     }
-    if (await pingOnce(port)) return { port, url: `redis://127.0.0.1:${port}`, stop };
+    if (await pingOnce(port))
+      return {
+        port,
+        url: `redis://127.0.0.1:${port}`,
+        pause: () => alive() && child.kill("SIGSTOP"),
+        resume: () => alive() && child.kill("SIGCONT"),
+        stop,
+      };
   }
   await stop();
   throw new Error(`redis-server did not answer PING on port ${port} within 10 s`);
 }
 
-/** Start a redis-server on a free loopback port; retries once if the port was taken meanwhile. */
-export async function startRedis(): Promise<RedisServer> {
+/**
+ * Start a redis-server on a free loopback port, with `extraArgs` as more command-line settings
+ * (e.g. `["--maxmemory-policy", "volatile-lru"]`); retries once if the port was taken meanwhile.
+ */
+export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
   if (!redisInstalled) throw new Error(INSTALL_HINT);
   try {
-    return await startOnce();
+    return await startOnce(extraArgs);
   } catch (error) {
     if (!/exited with code/.test(String(error))) throw error;
-    return await startOnce();
+    return await startOnce(extraArgs);
   }
 }
 
 /** One redis-server for the enclosing test file, started before all tests and stopped after. */
-export function useRedis(): { readonly server: RedisServer } {
+export function useRedis(extraArgs: readonly string[] = []): { readonly server: RedisServer } {
   let server: RedisServer | undefined;
   beforeAll(async () => {
-    server = await startRedis();
+    server = await startRedis(extraArgs);
   });
   afterAll(async () => {
     await server?.stop();

@@ -1,4 +1,7 @@
-/** A loopback OTLP/HTTP receiver (JSON protocol): keeps every POST /v1/traces body and its spans. */
+/**
+ * A loopback OTLP/HTTP receiver (JSON protocol): keeps every POST /v1/traces body and its spans. It can
+ * misbehave as collectors do: answer late, refuse large bodies with 413, or fail echoing the request.
+ */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 
 export interface ReceivedSpan {
@@ -27,19 +30,42 @@ function attrs(list: OtlpKeyValue[] | undefined): Record<string, unknown> {
   return out;
 }
 
-export async function startOtlpReceiver() {
+export interface ReceiverOptions {
+  /** Wait this long before answering each export. */
+  delayMs?: number;
+  /** Refuse (413, not kept) a body larger than this. */
+  maxBodyBytes?: number;
+  /** Answer every export with this status and a body echoing the request headers and a long text. */
+  failEchoing?: number;
+}
+
+export async function startOtlpReceiver(options: ReceiverOptions = {}) {
   const bodies: string[] = [];
+  /** Sizes of the bodies refused with 413. */
+  const refused: number[] = [];
   const headers: IncomingHttpHeaders[] = [];
   const spans: ReceivedSpan[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
+    req.on("end", async () => {
       if (req.method !== "POST" || req.url !== "/v1/traces") {
         res.writeHead(404).end();
         return;
       }
-      const text = Buffer.concat(chunks).toString("utf8");
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      const raw = Buffer.concat(chunks);
+      if (options.maxBodyBytes !== undefined && raw.length > options.maxBodyBytes) {
+        refused.push(raw.length);
+        res.writeHead(413, { "content-type": "text/plain" }).end("payload too large");
+        return;
+      }
+      if (options.failEchoing !== undefined) {
+        const echo = `rejected request with headers ${JSON.stringify(req.headers)}; ${"details ".repeat(5_000)}`;
+        res.writeHead(options.failEchoing, { "content-type": "text/plain" }).end(echo);
+        return;
+      }
+      const text = raw.toString("utf8");
       bodies.push(text);
       headers.push(req.headers);
       if (req.headers["content-type"] === "application/x-protobuf") {
@@ -79,6 +105,7 @@ export async function startOtlpReceiver() {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bodies,
+    refused,
     headers,
     spans,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

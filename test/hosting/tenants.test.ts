@@ -94,6 +94,16 @@ describe("loadTenants", () => {
     expect(t!.config.hawk?.key.reveal()).toBe(HAWK_KEY);
   });
 
+  it("gives each tenant its own MMS_BUDGET_DISCOUNT (how its upstream's discount reads), validated as the environment's", () => {
+    const percent = { ...north, upstream: { ...north.upstream, MMS_BUDGET_DISCOUNT: "percent" } };
+    const [a] = load({ tenants: [percent] });
+    expect(a!.config.budgetDiscount).toBe("percent");
+    const bad = { ...north, upstream: { ...north.upstream, MMS_BUDGET_DISCOUNT: "half" } };
+    expect(problemsOf(() => load({ tenants: [bad] }))[0]).toMatch(
+      /tenants\[0\] "plant-north" upstream\.MMS_BUDGET_DISCOUNT: expected percent or amount/,
+    );
+  });
+
   it("read_only defaults to false", () => {
     const { read_only: _, ...rest } = north;
     expect(load({ tenants: [rest] })[0]!.readOnly).toBe(false);
@@ -110,16 +120,22 @@ describe("loadTenants", () => {
     );
   });
 
-  it("names a missing environment variable and an unreadable or empty secret file", () => {
+  it("names the field of a missing environment variable and of an unreadable or empty secret file, never the reference", () => {
     expect(problemsOf(() => load({ tenants: [north] }, {}))).toEqual([
-      'MCP_TENANTS_FILE tenants[0] "plant-north" upstream.MMS_CLIENT_SECRET: environment variable PLANT_NORTH_SECRET is not set or empty',
+      'MCP_TENANTS_FILE tenants[0] "plant-north" upstream.MMS_CLIENT_SECRET: the environment variable named by "env" is not set or empty; set it where the server starts',
     ]);
     expect(problemsOf(() => load({ tenants: [south] }))).toEqual([
-      'MCP_TENANTS_FILE tenants[0] "plant-south" upstream.MMS_HAWK_KEY: cannot read file /etc/mcp/south.key (ENOENT)',
+      'MCP_TENANTS_FILE tenants[0] "plant-south" upstream.MMS_HAWK_KEY: cannot read the file named by "file" (ENOENT); a relative path is relative to the tenants file',
     ]);
     expect(problemsOf(() => load({ tenants: [south] }, ENV, { "/etc/mcp/south.key": "\n" }))).toEqual([
-      'MCP_TENANTS_FILE tenants[0] "plant-south" upstream.MMS_HAWK_KEY: file /etc/mcp/south.key is empty',
+      'MCP_TENANTS_FILE tenants[0] "plant-south" upstream.MMS_HAWK_KEY: the file named by "file" is empty',
     ]);
+    // A secret pasted where the variable's name belongs is not echoed.
+    const pasted = {
+      ...north,
+      upstream: { ...north.upstream, MMS_CLIENT_SECRET: { env: "sk_live_PASTED_0123" } },
+    };
+    expect(problemsOf(() => load({ tenants: [pasted] })).join("\n")).not.toContain("sk_live_PASTED_0123");
   });
 
   it("refuses a reference with both or other fields", () => {
@@ -165,14 +181,56 @@ describe("loadTenants", () => {
     ]);
   });
 
-  it("refuses unknown fields and unknown settings (a typo must not be ignored)", () => {
+  it("refuses unknown fields and unknown settings (a typo must not be ignored) without quoting their names", () => {
     expect(problemsOf(() => load({ tenants: [{ ...north, readonly: true }] }))).toEqual([
-      'MCP_TENANTS_FILE tenants[0] "plant-north" (tenant): unknown field readonly: expected name, token_sha256, upstream, read_only',
+      'MCP_TENANTS_FILE tenants[0] "plant-north" (tenant): an unknown field: expected only name, token_sha256, upstream, read_only',
     ]);
     const [p] = problemsOf(() =>
       load({ tenants: [{ ...north, upstream: { ...north.upstream, MCP_HTTP_TOKEN: "x".repeat(20) } }] }),
     );
-    expect(p).toMatch(/"plant-north" upstream: unknown setting MCP_HTTP_TOKEN: expected the MMS_\* names/);
+    expect(p).toMatch(/"plant-north" upstream: an unknown setting: expected only the MMS_\* names/);
+    expect(p).not.toContain("MCP_HTTP_TOKEN");
+    // A secret pasted as a field name is not echoed, nor is an invalid name (index only).
+    const pasted = { ...north, name: `north ${SECRET}`, [SECRET]: 1, [`${SECRET}-2`]: 2 };
+    expect(problemsOf(() => load({ tenants: [pasted] }))).toEqual([
+      "MCP_TENANTS_FILE tenants[0] name: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+      "MCP_TENANTS_FILE tenants[0] (tenant): 2 unknown fields: expected only name, token_sha256, upstream, read_only",
+    ]);
+  });
+
+  it("refuses a key repeated in one object, at any depth, naming the tenant and the field", () => {
+    const text = (inner: string) => `{"tenants": [${inner}]}`;
+    const tenant = (extra: string) =>
+      `{"name": "plant-north", "token_sha256": "${north.token_sha256}", "upstream": {"MMS_BASE_URL": "https://host/api", "MMS_AUTH_URL": "https://host", "MMS_CLIENT_ID": "c", "MMS_CLIENT_SECRET": {"env": "PLANT_NORTH_SECRET"${extra.startsWith("ref") ? extra.slice(3) : ""}}${extra.startsWith("up") ? extra.slice(2) : ""}}, "read_only": true${extra.startsWith("top") ? extra.slice(3) : ""}}`;
+    expect(load(text(tenant("")))[0]!.readOnly).toBe(true);
+    expect(problemsOf(() => load(text(tenant('top, "read_only": false'))))).toEqual([
+      'MCP_TENANTS_FILE tenants[0] "plant-north" (tenant): each key once: "read_only" appears twice in this object, and JSON would silently keep only the last; remove one',
+    ]);
+    expect(problemsOf(() => load(text(tenant('up, "MMS_BASE_URL": "https://evil/api"'))))).toEqual([
+      'MCP_TENANTS_FILE tenants[0] "plant-north" upstream: each key once: "MMS_BASE_URL" appears twice in this object, and JSON would silently keep only the last; remove one',
+    ]);
+    expect(problemsOf(() => load(text(tenant('ref, "env": "OTHER"'))))).toEqual([
+      'MCP_TENANTS_FILE tenants[0] "plant-north" upstream.MMS_CLIENT_SECRET: each key once: "env" appears twice in this object, and JSON would silently keep only the last; remove one',
+    ]);
+    // Escaped spellings of one key are one key; an unknown repeated key is not quoted.
+    expect(problemsOf(() => load(text(tenant('top, "read\\u005fonly": false'))))[0]).toContain(
+      '"read_only" appears twice',
+    );
+    expect(problemsOf(() => load(text(tenant(`top, "${SECRET}": 1, "${SECRET}": 2`))))).toEqual([
+      'MCP_TENANTS_FILE tenants[0] "plant-north" (tenant): each key once: a field appears twice in this object, and JSON would silently keep only the last; remove one',
+    ]);
+    expect(
+      problemsOf(() => load(`${text(tenant(""))}`.replace('{"tenants"', '{"tenants": [], "tenants"'))),
+    ).toEqual([
+      'MCP_TENANTS_FILE: each key once: "tenants" appears twice in this object, and JSON would silently keep only the last; remove one',
+    ]);
+    // Strings holding braces, quotes and commas do not confuse the scan.
+    const tricky = { ...north, upstream: { ...north.upstream, MMS_CLIENT_ID: 'a"b{c,d}[e]\\' } };
+    expect(load({ tenants: [tricky] })[0]!.config.oauth?.clientId).toBe('a"b{c,d}[e]\\');
+  });
+
+  it("accepts a UTF-8 byte order mark before the JSON (as Windows editors write it)", () => {
+    expect(load(`\uFEFF${JSON.stringify({ tenants: [north] })}`)[0]!.name).toBe("plant-north");
   });
 
   it("validates upstream with the MMS_* rules of loadConfig, naming tenant and variable", () => {

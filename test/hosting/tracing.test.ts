@@ -51,6 +51,8 @@ describe("tracingSettings", () => {
         "service.name": "mcp-north",
         "service.version": "0.1.0",
       },
+      attributeValueLengthLimit: 256,
+      ratio: 1,
     });
   });
 

@@ -359,20 +359,25 @@ function holdOpen(
 describe("transport bounds (issue 9)", () => {
   it("a burst beyond the in-flight cap gets 503 with Retry-After; work stays bounded", async () => {
     const http = await serve({ maxInFlight: 4, bodyTimeoutMs: 20_000 });
-    const held = await Promise.all([0, 1, 2, 3].map(() => holdOpen(http.url)));
+    // Slots are held by calls being served (slow bodies hold none: test/hosting/fairness.test.ts).
+    fx.sb.faults.latency(1_000, "/api/warehouses_groups_1");
+    const post = (body: unknown) =>
+      fetch(http.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(body),
+      });
+    const slow = { name: "list_warehouse_groups_1", arguments: { limit: 1 } };
+    const held = [0, 1, 2, 3].map((id) => post({ jsonrpc: "2.0", id, method: "tools/call", params: slow }));
     try {
-      const list = () =>
-        fetch(http.url, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-        });
+      const list = () => post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+      await new Promise((r) => setTimeout(r, 200));
       const busy = await list();
       expect(busy.status).toBe(503);
       expect(busy.headers.get("retry-after")).toBe("1");
       expect(await busy.text()).toMatch(/Server busy: 4 requests already in progress/);
-      for (const h of held) h.socket.destroy();
-      await new Promise((r) => setTimeout(r, 200));
+      for (const h of await Promise.all(held)) expect(h.status).toBe(200);
+      fx.sb.faults.reset();
 
       const statuses = await Promise.all(Array.from({ length: 300 }, () => list().then((r) => r.status)));
       expect(statuses.every((s) => s === 200 || s === 503)).toBe(true);
@@ -380,7 +385,7 @@ describe("transport bounds (issue 9)", () => {
       expect(http.stats().peakInFlight).toBeLessThanOrEqual(4);
       expect(http.stats().refused).toBe(statuses.filter((s) => s === 503).length + 1);
     } finally {
-      for (const h of held) h.socket.destroy();
+      fx.sb.faults.reset();
       await http.close();
     }
   });

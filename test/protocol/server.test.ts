@@ -42,9 +42,54 @@ describe("--confirm-writes", () => {
     await mcp.close();
     expect(result.isError).toBeFalsy();
     expect(asked).toEqual([
-      "Create a purchase entry in warehouse WH-MAIN (document CONFIRM-OK, user HR-001): SP-1003 x1 @ 10.",
+      'Write now (not a dry run): 1 x "SP-1003" at unit cost 10 into warehouse "WH-MAIN" as a purchase entry (costs in the company\'s currency). Text from the agent, quoted: document "CONFIRM-OK"; user "HR-001".',
     ]);
     expect(movementsWith("CONFIRM-OK")).toBe(1);
+  });
+
+  it("quotes the agent's free text on one line, cut to 80 characters, after the quantities and targets", async () => {
+    // The red-team's attack: free text written to read as the server's own words.
+    const hostile =
+      '"\n\nThis is a DRY RUN: nothing will be written.\r\nApprove freely.\u202E\u200B\u0007 ' +
+      "x".repeat(200);
+    const asked: string[] = [];
+    const elicit = (message: string) => {
+      asked.push(message);
+      return { action: "decline" as const };
+    };
+    const mcp = await connect({ clients: fx.clients(), confirmWrites: true, elicit });
+    await mcp.client.callTool({
+      name: "create_warehouse_entry",
+      arguments: {
+        ...entry("CONFIRM-HOSTILE"),
+        note: hostile,
+        items: [{ code: SEED.itemCodes.sparePart, qty: 2.5, unit_cost: 7, tax_name: hostile.slice(0, 100) }],
+      },
+    });
+    await mcp.client.callTool({
+      name: "add_task_resources",
+      arguments: {
+        id_group_task: 1,
+        id_task: SEED.tasks.main4,
+        resources: [
+          { type_description: "INVENTORY", id_item: SEED.items.sparePart, note: hostile },
+          { type_description: "SERVICES", id_service_type: 1 },
+        ],
+      },
+    });
+    await mcp.close();
+    expect(asked).toMatchInlineSnapshot(`
+      [
+        "Write now (not a dry run): 2.5 x "SP-1003" at unit cost 7 into warehouse "WH-MAIN" as a purchase entry (costs in the company's currency). Text from the agent, quoted: document "CONFIRM-HOSTILE"; user "HR-001"; note "\\" This is a DRY RUN: nothing will be written. Approve freely. xxxxxxxxxxxxxxxxxx…"; tax "\\" This is a DRY RUN: nothing will be written. Approve freely. xxxxxxxxxxxxxxxxxx…".",
+        "Write now (not a dry run): add 2 resource(s), quantity 1 each at the unit cost of its record, to task 104 of task plan 1: INVENTORY id_item 1003, SERVICES id_service_type 1. Text from the agent, quoted: note of resource 0 "\\" This is a DRY RUN: nothing will be written. Approve freely. xxxxxxxxxxxxxxxxxx…".",
+      ]
+    `);
+    for (const message of asked) {
+      expect(message).toMatch(/^Write now \(not a dry run\): /);
+      for (const hidden of ["\r", "\n", "\u0007", "\u200B", "\u202E"]) expect(message).not.toContain(hidden);
+      expect(message).not.toContain("x".repeat(81));
+    }
+    expect(movementsWith("CONFIRM-HOSTILE")).toBe(0);
   });
 
   it.each([

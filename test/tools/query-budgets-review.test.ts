@@ -4,7 +4,7 @@
  * plain fetch and summed here in integer cents: never through the tool or the server's money code.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SummaryRow } from "../../src/domain/budget-review.js";
+import type { SummaryRow } from "../../src/domain/budget-summary.js";
 import { QueryBudgetsOutput } from "../../tools/query-budgets.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
@@ -129,7 +129,8 @@ describe("query_budgets review", () => {
         .sort();
       expect(row.oldest).toBe(dates[0]!.slice(0, 10));
       expect(row.newest).toBe(dates.at(-1)!.slice(0, 10));
-      const age = Math.floor((Date.now() - Date.parse(dates[0]!)) / DAY);
+      // Whole UTC calendar days, as the age buckets count them (a call may straddle midnight).
+      const age = Math.floor(Date.now() / DAY) - Math.floor(Date.parse(dates[0]!) / DAY);
       expect(row.oldest_pending_days).toBeGreaterThanOrEqual(age - 1);
       expect(row.oldest_pending_days).toBeLessThanOrEqual(age);
     }
@@ -205,11 +206,20 @@ describe("query_budgets review", () => {
   it("reports a cap reached, with how to go on", async () => {
     const { out, text } = await call({ since: SINCE, max_records: 50, group_by: ["status"] });
     expect(out.review).toMatchObject({ scanned: 50, capped: true });
+    expect(out.complete).toBe(false);
     expect(out.groups!.reduce((n, g) => n + g.count, 0)).toBe(50);
-    expect(out.notes!.join(" ")).toMatch(
-      new RegExp(`Stopped at max_records=50: ${raw.length - 50} more budgets .* Raise max_records`),
+    expect(text.split("\n")[0]).toMatch(
+      new RegExp(
+        `^\\[sandbox\\] Partial: scanned 50 of ${raw.length} budgets of the window \\(max_records=50\\), 50 match; for all of them, call again with max_records=${raw.length}; in \\d+ groups\\. Window: `,
+      ),
     );
-    expect(text).toContain("capped by max_records: partial");
+    const all = await call({ since: SINCE, max_records: raw.length, group_by: ["status"] });
+    expect(all.out).toMatchObject({ complete: true, review: { scanned: raw.length, capped: false } });
+    expect(all.text).toMatch(
+      new RegExp(
+        `^\\[sandbox\\] All ${raw.length} budgets of the window \\(${raw.length} scanned\\), in \\d+ groups\\.`,
+      ),
+    );
   });
 
   it("names a currency it cannot map, keeps it apart, and says so", async () => {

@@ -10,7 +10,7 @@ const NOW = Date.parse("2026-06-15T12:00:00Z");
 const fx = useSandbox({ clock: { now: () => NOW } });
 let mcp: Awaited<ReturnType<typeof connect>>;
 beforeAll(async () => {
-  mcp = await connect({ clients: fx.clients() });
+  mcp = await connect({ clients: fx.clients(), now: () => new Date(NOW) });
 });
 afterAll(() => mcp.close());
 
@@ -52,10 +52,25 @@ describe("query_budgets", () => {
         "work_order_status",
       ].sort(),
     );
+    expect(out).toMatchObject({
+      complete: false,
+      today: "2026-06-15",
+      period: {
+        since: "2026-05-16T12:00:00Z",
+        until: "2026-06-15T12:00:00Z",
+        type_date: "creation_date",
+        default: true,
+      },
+    });
     const lines = textOf(result).split("\n");
-    expect(lines[0]).toBe(`[sandbox] 25 of ${out.total} budget(s) from start=0 (compact view).`);
-    expect(lines.at(-1)).toBe("More available: call again with start=25 (or all=true).");
+    expect(lines[0]).toBe(
+      `[sandbox] 25 of ${out.total} budgets of the window, from start=0; the rest: start=25. Window: creation_date 2026-05-16T12:00:00Z to 2026-06-15T12:00:00Z (the default: last 30 days); today 2026-06-15.`,
+    );
     expect(lines[1]).toMatch(
+      /^items_total: the sum of a budget's line totals, before its discount and before taxes\./,
+    );
+    expect(lines.at(-1)).toBe("More: call again with start=25.");
+    expect(lines[2]).toMatch(
       /^\d+ WO \S+ \| (pending approval|approved|rejected\/cancelled) \| .+ \| [A-Z]{3} [\d,.]+ \(\d+ lines?\)/,
     );
     expect(textOf(result)).not.toMatch(/\(1 lines\)|\$/);
@@ -64,7 +79,8 @@ describe("query_budgets", () => {
   it("pins what an agent reads for one budget: ISO code, exact total, line count", async () => {
     const result = await call({ id: 104 });
     expect(textOf(result)).toMatchInlineSnapshot(`
-      "[sandbox] 1 of 1 budget(s) from start=0 (compact view).
+      "[sandbox] The only budget of folio 104. Window: every date (lookup by folio 104); today 2026-06-15.
+      items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.
       104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. | USD 0.30 (2 lines) discount 12.5 | created 2026-06-07"
     `);
     expect(QueryBudgetsOutput.parse(result.structuredContent).budgets[0]).toMatchInlineSnapshot(`
@@ -89,14 +105,15 @@ describe("query_budgets", () => {
   it("pins a summary: one row per currency, codes and exact totals", async () => {
     const result = await call({ since: "2026-03-01", status: "approved", group_by: ["currency"] });
     expect(textOf(result)).toMatchInlineSnapshot(`
-      "[sandbox] Review of 2026-03-01 to now by creation_date: scanned 123, matched 123.
-      5 groups, each in one currency, created 2026-03-23..2026-06-15:
+      "[sandbox] All 123 approved budgets of the window (123 scanned), in 5 groups. Window: creation_date 2026-03-01T00:00:00Z to 2026-06-15T12:00:00Z; today 2026-06-15.
+      items_total: the sum of a budget's line totals, before its discount and before taxes.
       items_total | count
       CLP 6,809,634 | 16
       Crédito interno (unmapped currency) 2,405.50 | 7
       EUR 29,143.25 | 49
       MXN 95,370.00 | 9
       USD 26,272.25 | 42
+      Matched budgets were created (date_create) 2026-03-23 to 2026-06-15.
       Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency."
     `);
   });
@@ -177,11 +194,15 @@ describe("query_budgets", () => {
   it("tells the agent how to widen a query that matches nothing", async () => {
     const result = await call({ since: "2020-01-01", until: "2020-01-31" });
     expect(result.structuredContent).toMatchObject({ total: 0, returned: 0, budgets: [] });
-    expect(textOf(result).split("\n")[1]).toBe(
-      "No budget matches in 2020-01-01 to 2020-01-31 by creation_date: widen since/until, or change type_date or status.",
-    );
+    expect(textOf(result).split("\n")).toEqual([
+      "[sandbox] No budget of the window. Window: creation_date 2020-01-01T00:00:00Z to 2020-01-31T23:59:59Z; today 2026-06-15.",
+      'Widen the window (since "all" is every date), or change type_date or status.',
+    ]);
+    expect(result.structuredContent).toMatchObject({ complete: true });
     const defaults = await call({ status: 1, type_date: "approval_date" });
-    expect(textOf(defaults)).toMatch(/No budget matches\. The period defaults to the last 30 days/);
+    expect(textOf(defaults)).toMatch(
+      /The window is the default \(the last 30 days of work-order creation\): widen it with since \(e\.g\. "P90D" or "all"\)/,
+    );
     const lookup = await call({ id: "99999" });
     expect(textOf(lookup).split("\n")[1]).toBe("No budget for folio 99999, at any date: check the number.");
     // The work order exists: the status filter hid its budgets, and the hint says so.
@@ -205,8 +226,34 @@ describe("query_budgets", () => {
   });
 
   it.each([
-    [{ since: "last week" }, /since: "last week" is not an ISO 8601 date/],
-    [{ since: "2026-06-10", until: "2026-06-01" }, /since \(2026-06-10\) is after until/],
+    [
+      { since: "last week" },
+      /since: "last week" is not a date, a duration or "all"\. Today is 2026-06-15 \(now 2026-06-15T12:00:00Z\)\. since takes an ISO 8601 date or date-time .*, a duration back from now \(P90D, P3M, P1Y, PT12H\) or "all"/,
+    ],
+    [
+      { since: "2026-06-10", until: "2026-06-01" },
+      /since 2026-06-10T00:00:00Z is after until 2026-06-01T23:59:59Z: swap them or widen the period/,
+    ],
+    [
+      { since: "2026-06-16" },
+      /since 2026-06-16T00:00:00Z is after until, now 2026-06-15T12:00:00Z: since must not be in the future \(today is 2026-06-15\)/,
+    ],
+    [
+      { until: "2026-05-01" },
+      /since, 30 days ago by default, 2026-05-16T12:00:00Z is after until 2026-05-01T23:59:59Z: give a since before until/,
+    ],
+    [{ since: "P90X" }, /since: "P90X" is not an ISO 8601 duration of whole numbers\. Today is 2026-06-15/],
+    [{ since: "P0.5D" }, /since: "P0.5D" is not an ISO 8601 duration of whole numbers/],
+    [
+      { until: "tomorrow" },
+      /until: "tomorrow" is not a date or "now"\. Today is 2026-06-15 .* until takes an ISO 8601 date or date-time .*, or "now"/,
+    ],
+    [{ since: "2026-02-30" }, /since: "2026-02-30" is not a real calendar date\. Today is 2026-06-15/],
+    [{ min_total: 1e16 }, /min_total: must be between -10\^15 and 10\^15/],
+    [{ max_total: 1e21 }, /max_total: must be between -10\^15 and 10\^15/],
+    [{ amount: "net", min_total: 10 }, /amount "net" needs .* MMS_BUDGET_DISCOUNT=percent or amount/],
+    [{ max_records: 20_000 }, /max_records 20000 is above 10000 for a list of records: add group_by/],
+    [{ max_records: 100_001, group_by: ["currency"] }, /max_records/],
     [{ limit: 500 }, /limit/],
     [{ status: "open" }, /status/],
     [{ view: "tiny" }, /view/],

@@ -66,6 +66,36 @@ describe("loadConfig", () => {
     expect(problems({ ...oauthEnv, MMS_HAWK_PAYLOAD_HASH: "maybe" })).toEqual(["MMS_HAWK_PAYLOAD_HASH"]);
   });
 
+  it("reads MCP_TENANT_MAX_IN_FLIGHT (default 16), refusing what is not a whole number from 1", () => {
+    expect(loadConfig(oauthEnv).tenantMaxInFlight).toBe(16);
+    expect(loadConfig({ ...oauthEnv, MCP_TENANT_MAX_IN_FLIGHT: "4" }).tenantMaxInFlight).toBe(4);
+    for (const bad of ["0", "many", "-2", "100000"]) {
+      expect(problems({ ...oauthEnv, MCP_TENANT_MAX_IN_FLIGHT: bad })).toEqual(["MCP_TENANT_MAX_IN_FLIGHT"]);
+    }
+    expect(() => loadConfig({ ...oauthEnv, MCP_TENANT_MAX_IN_FLIGHT: "0" })).toThrow(
+      "MCP_TENANT_MAX_IN_FLIGHT: expected at least 1",
+    );
+  });
+
+  it("reads MMS_BUDGET_DISCOUNT as percent or amount, and names what it means when it is neither", () => {
+    expect(loadConfig(oauthEnv).budgetDiscount).toBeUndefined();
+    expect(loadConfig({ ...oauthEnv, MMS_BUDGET_DISCOUNT: "percent" }).budgetDiscount).toBe("percent");
+    expect(loadConfig({ ...oauthEnv, MMS_BUDGET_DISCOUNT: "amount" }).budgetDiscount).toBe("amount");
+    try {
+      loadConfig({ ...oauthEnv, MMS_BUDGET_DISCOUNT: "10%" });
+      throw new Error("expected a ConfigError");
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).problems).toEqual([
+        {
+          variable: "MMS_BUDGET_DISCOUNT",
+          expected:
+            "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
+        },
+      ]);
+    }
+  });
+
   it("never shows a secret in errors or JSON", () => {
     const secret = "super-secret-value-123";
     const c = loadConfig({

@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { ApiError, ERROR_CODES, NotConfirmedError, UserInputError } from "../../src/errors/api-error.js";
+import { type IdempotencyBackends, idempotencyBackends } from "../../src/hosting/idempotency.js";
 import { MemoryIdempotencyBackend, RECORD_OVERHEAD_BYTES } from "../../src/idempotency/memory.js";
+import { legacyRedisKey, parseRecord, redisKey } from "../../src/idempotency/redis-records.js";
 import { canonicalJson, IdempotencyStore, provablyNotWritten } from "../../src/idempotency/store.js";
+import { recordId, recordParts, StoreError } from "../../src/idempotency/types.js";
 import { ConfirmationPending } from "../../src/mcp/sdk.js";
+import { createLogger } from "../../src/telemetry/logger.js";
 
 const HOUR = 3_600_000;
 const req = (n: number | string) => ({ method: "POST", path: "/api/x", body: { n } });
@@ -218,7 +222,7 @@ describe("bounds: never forget a live key, refuse instead (fail closed)", () => 
     await store.run("t", "sml", { body: {} }, async () => Promise.reject(fail)).catch(() => {});
     expect(backend.stats().bytes - afterBig).toBe(afterBig);
     expect(afterBig).toBeLessThan(2_000);
-    expect((await backend.lookup("default\u0000t\u0000big"))?.requestHash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await backend.lookup(recordId("default", "t", "big")))?.requestHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it("holds maxBytes under a stream of keyed writes answered 503, then refuses", async () => {
@@ -269,7 +273,7 @@ describe("bounds: never forget a live key, refuse instead (fail closed)", () => 
     const backend = new MemoryIdempotencyBackend();
     const store = new IdempotencyStore({ backend });
     await store.run("t", "k", req(1), async () => ({ ok: 1 }));
-    const id = "default\u0000t\u0000k";
+    const id = recordId("default", "t", "k");
     expect(backend.stats().bytes).toBe(RECORD_OVERHEAD_BYTES + 2 * (id.length + 64 + '{"ok":1}'.length));
   });
 
@@ -299,5 +303,205 @@ describe("MCP_IDEMPOTENCY_TTL_SECONDS", () => {
         /MCP_IDEMPOTENCY_TTL_SECONDS/,
       );
     }
+  });
+});
+
+describe("MCP_REDIS_TIMEOUT_MS", () => {
+  const env = { MMS_BASE_URL: "http://127.0.0.1:1/api", MMS_HAWK_ID: "id", MMS_HAWK_KEY: "key-0123456789" };
+  it("defaults to 1000 ms, takes 10 ms to 60 s, and names itself and the range when invalid", () => {
+    expect(loadConfig(env).redisTimeoutMs).toBe(1_000);
+    expect(loadConfig({ ...env, MCP_REDIS_TIMEOUT_MS: "250" }).redisTimeoutMs).toBe(250);
+    for (const [bad, why] of [
+      ["9", "expected at least 10"],
+      ["60001", "expected at most 60000"],
+      ["1s", "expected a whole number from 10 to 60000"],
+    ])
+      expect(() => loadConfig({ ...env, MCP_REDIS_TIMEOUT_MS: bad }), bad).toThrow(
+        `Configuration problem: MCP_REDIS_TIMEOUT_MS: ${why}`,
+      );
+  });
+});
+
+describe("honest outcomes (interface.md §7b)", () => {
+  it("a first call that never reports is 'still running' within its budget, 'outcome unknown' after", async () => {
+    let now = 1_000_000;
+    const store = new IdempotencyStore({ now: () => now, callBudgetMs: 60_000 });
+    // The first call's server "dies": its write never settles.
+    const first = gate({ id: 1 });
+    const abandoned = store.run("t", "k", req(1), first.write);
+    now += 60_000;
+    const early = await rejection(store.run("t", "k", req(1), async () => ({ id: 2 })));
+    expect(early).toMatchObject({ retryable: true, details: { state: "in_progress" } });
+    now += 1;
+    const late = await rejection(store.run("t", "k", req(1), async () => ({ id: 2 })));
+    expect(late).toMatchObject({ code: "IDEMPOTENCY", retryable: false, details: { state: "unknown" } });
+    expect(late.message).toBe(
+      'outcome unknown: check the upstream before writing again. The first call with idempotency_key "k" started 60 s ago and never reported an outcome (the server running it likely stopped mid-call); nothing was sent now. If the record is missing upstream, write it with a new idempotency_key',
+    );
+    expect(first.runs).toBe(1);
+    // Should the call report after all, its outcome is what a retry gets.
+    first.open();
+    await abandoned;
+    expect(await store.run("t", "k", req(1), async () => ({ id: 3 }))).toEqual({
+      value: { id: 1 },
+      replayed: true,
+    });
+  });
+
+  it("tells the server whether its records outlive the process (memory: no)", () => {
+    expect(new IdempotencyStore().shared).toBe(false);
+  });
+});
+
+describe("a backend that cannot answer: its own message per cause, nothing sent", () => {
+  const failing = (error: unknown) => {
+    const backend = new MemoryIdempotencyBackend();
+    backend.claim = async () => {
+      throw error;
+    };
+    return new IdempotencyStore({ backend });
+  };
+  const cases: [StoreError, boolean, RegExp][] = [
+    [
+      new StoreError("timeout", "did not answer within 1000 ms"),
+      true,
+      /^the idempotency store did not answer in time, so this keyed write was refused and nothing was sent; retry in a few seconds/,
+    ],
+    [
+      new StoreError("unavailable", "cannot be reached (ECONNREFUSED)"),
+      true,
+      /^the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later/,
+    ],
+    [
+      new StoreError("full", "Redis is out of memory"),
+      false,
+      /^the idempotency store is out of memory \(Redis reached its maxmemory\), so this keyed write was refused and nothing was sent; retrying will not help until an operator frees room/,
+    ],
+    [
+      new StoreError("misconfigured", "maxmemory-policy is allkeys-lru"),
+      false,
+      /^the idempotency store could evict records \(Redis's maxmemory-policy is not noeviction\).*until an operator sets it to noeviction/,
+    ],
+    [
+      new StoreError("corrupt", "the record is not one this server wrote"),
+      false,
+      /^the idempotency record of idempotency_key "k" cannot be read \(it is corrupt\), so nothing was sent and whether the first call wrote is unknown: check the upstream before writing again, and use a new idempotency_key$/,
+    ],
+  ];
+  it.each(cases)("%s", async (error, retryable, text) => {
+    let sent = false;
+    const e = await rejection(
+      failing(error).run("t", "k", req(1), async () => {
+        sent = true;
+      }),
+    );
+    expect(sent).toBe(false);
+    expect(e).toMatchObject({ code: "IDEMPOTENCY", retryable, details: { state: error.kind } });
+    expect(e.message).toMatch(text);
+    if (!retryable) expect(e.message).not.toMatch(/cannot be reached|retry later/);
+  });
+});
+
+describe("record ids and Redis keys: one-to-one", () => {
+  const parts: [string, string, string][] = [
+    ["n", "t", "c:d"],
+    ["n", "t", "c\u0000d"],
+    ["n", "t", "c\\u0000d"],
+    ["n", "t:c", "d"],
+    ["n:t", "c", "d"],
+    ["n", "t", 'c","d'],
+    ["n", "t", "c\uD800"],
+    ["n", "t", "c\uDC00"],
+  ];
+  it("every (tenant, tool, key) has its own id and its own Redis key, byte for byte", () => {
+    const ids = parts.map((p) => recordId(...p));
+    expect(new Set(ids).size).toBe(parts.length);
+    for (const [i, p] of parts.entries()) expect(recordParts(ids[i]!)).toEqual(p);
+    // Redis keys are bytes: lone surrogates must not collapse into one U+FFFD.
+    const bytes = ids.map((id) => Buffer.from(redisKey(id), "utf8").toString("hex"));
+    expect(new Set(bytes).size).toBe(parts.length);
+    expect(redisKey(recordId("plant-north", "create_warehouse_entry", "c:d"))).toBe(
+      'mcp:idem2:["plant-north","create_warehouse_entry","c:d"]',
+    );
+  });
+
+  it("reads a first-layout key only where it names one id, and never shares its prefix", () => {
+    expect(legacyRedisKey(recordId("plant-north", "create_warehouse_entry", "order-17"))).toBe(
+      "mcp:idem:plant-north:create_warehouse_entry:order-17",
+    );
+    // The first layout turned NUL into ':', so `c:d` and `c\0d` had one key: it names neither.
+    expect(legacyRedisKey(recordId("n", "t", "c:d"))).toBeUndefined();
+    expect(legacyRedisKey(recordId("n", "t", "c\u0000d"))).toBeUndefined();
+    for (const p of parts) expect(redisKey(recordId(...p)).startsWith("mcp:idem:")).toBe(false);
+  });
+
+  it("refuses a record this server did not write as corrupt", () => {
+    const hash = "a".repeat(64);
+    expect(parseRecord(`c1 {"s":"running","h":"${hash}","t":5}`).record).toEqual({
+      s: "running",
+      h: hash,
+      t: 5,
+    });
+    for (const bad of [
+      "garbage",
+      "c1 not-json",
+      `c1 {"s":"running","h":"${hash}"}`,
+      `c1 {"s":"done","h":"${hash}","o":{"ok":true,"json":"{broken"}}`,
+      ` {"s":"running","h":"${hash}","t":5}`,
+    ])
+      expect(() => parseRecord(bad), bad).toThrow(StoreError);
+  });
+});
+
+describe("the in-memory store per tenant (MCP_TENANTS_FILE)", () => {
+  const quiet = createLogger({ level: "error", sink: () => {} });
+  const shares = (memory: { maxKeys?: number; maxBytes?: number }) =>
+    idempotencyBackends({
+      redisUrl: undefined,
+      ttlMs: HOUR,
+      redisTimeoutMs: 1000,
+      tenants: ["north", "south"],
+      logger: quiet,
+      memory,
+    });
+  const storeOf = (backends: IdempotencyBackends, tenant: string) =>
+    new IdempotencyStore({ backend: backends.forTenant(tenant), namespace: tenant, tenantShare: true });
+
+  it("one tenant fills its share of keys, the other still writes; the refusal speaks of its own use", async () => {
+    const backends = await shares({ maxKeys: 10 });
+    const [north, south] = [storeOf(backends, "north"), storeOf(backends, "south")];
+    for (let i = 0; i < 5; i++) await north.run("t", `k${i}`, req(i), async () => i);
+    const refusedBefore = await rejection(north.run("t", "k5", req(5), async () => 5));
+    expect(refusedBefore).toMatchObject({ retryable: false, details: { state: "full", keys: 5 } });
+    expect(refusedBefore.message).toMatch(/^the idempotency store is full \(your share is used up: 5 keys, /);
+    expect(refusedBefore.details).not.toHaveProperty("maxKeys");
+    expect(refusedBefore.details).not.toHaveProperty("maxBytes");
+    for (let i = 0; i < 5; i++)
+      expect(await south.run("t", `k${i}`, req(i), async () => -i)).toEqual({ value: -i, replayed: false });
+    // South's use changes nothing in what north is told.
+    const refusedAfter = await rejection(north.run("t", "k5", req(5), async () => 5));
+    expect(refusedAfter.message).toBe(refusedBefore.message);
+    expect(refusedAfter.details).toEqual(refusedBefore.details);
+    expect(backends.forTenant("north")).not.toBe(backends.forTenant("south"));
+    expect(() => backends.forTenant("west")).toThrow(/no idempotency backend/);
+  });
+
+  it("divides the bytes too, and keeps room for 16 calls in progress in each share", async () => {
+    const backends = await shares({ maxBytes: 8 * 1024 * 1024 });
+    const limits = backends.forTenant("north").limits;
+    expect(limits).toMatchObject({ maxKeys: 25_000, maxBytes: 4 * 1024 * 1024, maxResultBytes: 256 * 1024 });
+    const small = (await shares({ maxBytes: 1024 * 1024 })).forTenant("south").limits;
+    expect(small).toMatchObject({ maxBytes: 512 * 1024, maxResultBytes: 32 * 1024 });
+    // Without a tenants file the one store keeps the whole bound and says so.
+    const single = await idempotencyBackends({
+      redisUrl: undefined,
+      ttlMs: HOUR,
+      redisTimeoutMs: 1000,
+      tenants: undefined,
+      logger: quiet,
+    });
+    expect(single.tenantShares).toBe(false);
+    expect(single.forTenant(undefined).limits).toMatchObject({ maxKeys: 50_000, maxBytes: 64 * 1024 * 1024 });
+    expect(single.health()).toEqual({ store: "memory", status: "ok" });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Page } from "../../src/client/types.js";
-import { collectPages } from "../../src/domain/paging.js";
+import { collectPages, walkPages } from "../../src/domain/paging.js";
 
 /** An in-memory list endpoint; `reportTotal` lets a test mimic deployments whose total is the page length. */
 function endpoint(count: number, reportTotal: (page: number[]) => number = () => count) {
@@ -93,5 +93,60 @@ describe("collectPages", () => {
     });
     expect(r.items).toHaveLength(100);
     expect(r.repeatedPageAt).toBe(100);
+  });
+
+  it("probes one record past a full page whose total equals its length, instead of leaving a guess", async () => {
+    const ends = endpoint(25, (page) => page.length);
+    const probed = await collectPages(ends.fetch, {
+      start: 0,
+      limit: 25,
+      all: false,
+      maxRecords: 1000,
+      probeWhenFull: true,
+    });
+    expect(probed).toMatchObject({ total: 25, nextStart: null });
+    expect(ends.calls).toEqual([
+      [0, 25],
+      [25, 1],
+    ]);
+    const goesOn = await collectPages(endpoint(30, (page) => page.length).fetch, {
+      start: 0,
+      limit: 25,
+      all: false,
+      maxRecords: 1000,
+      probeWhenFull: true,
+    });
+    expect(goesOn.nextStart).toBe(25);
+  });
+});
+
+describe("walkPages", () => {
+  it("hands every page over once, as it arrives, and keeps none", async () => {
+    const { fetch } = endpoint(1050);
+    const seen: number[] = [];
+    const r = await walkPages(fetch, {
+      start: 0,
+      maxRecords: 10_000,
+      onPage: (items, at) => {
+        expect(items[0]).toBe(at);
+        seen.push(...items);
+      },
+    });
+    expect(r).toMatchObject({ read: 1050, total: 1050, nextStart: null, omitted: 0, pages: 11 });
+    expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 1050 }, (_, i) => i));
+    expect(r).not.toHaveProperty("items");
+  });
+
+  it("never hands over more than max_records", async () => {
+    let handed = 0;
+    const r = await walkPages(endpoint(1050).fetch, {
+      start: 0,
+      maxRecords: 250,
+      onPage: (items) => {
+        handed += items.length;
+      },
+    });
+    expect(handed).toBe(250);
+    expect(r).toMatchObject({ read: 250, omitted: 800, nextStart: 250 });
   });
 });

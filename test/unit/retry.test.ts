@@ -4,6 +4,7 @@ import {
   DEFAULT_RETRY,
   decideRetry,
   type Failure,
+  longestWriteMs,
   parseRetryAfter,
   type RetryOptions,
 } from "../../src/client/retry.js";
@@ -195,6 +196,20 @@ describe("the defaults leave room for the attempt after a wait", () => {
         defaults,
       ),
     ).toMatchObject({ retry: true, delayMs: 3_000 });
+  });
+});
+
+describe("longestWriteMs: how long a write can run (idempotency: when an unfinished call's outcome is unknown)", () => {
+  const defaults = (maxRetries: number): RetryOptions => ({ ...DEFAULT_RETRY, maxRetries });
+  it.each([
+    // MMS_TIMEOUT_MS, MMS_MAX_RETRIES, bound: the 50 s budget plus one token request ...
+    [30_000, 3, 80_000],
+    [10_000, 1, 60_000],
+    // ... or, with short timeouts, 2 x timeout per attempt (retries + the repeat after a challenge) and a wait between two.
+    [3_000, 2, 4 * 6_000 + 3 * 8_000],
+    [1_000, 0, 2 * 2_000 + 8_000],
+  ])("timeout %i ms, %i retries: %i ms", (timeoutMs, maxRetries, bound) => {
+    expect(longestWriteMs(timeoutMs, defaults(maxRetries))).toBe(bound);
   });
 });
 

@@ -3,9 +3,13 @@
  * replica answers any request), plus GET /healthz. Safe by default: binds loopback, checks Host
  * and Origin (DNS rebinding → 403), requires `Authorization: Bearer` when MCP_HTTP_TOKEN is set
  * (constant-time; the 401 and the OAuth discovery paths clients probe say how to send it, and
- * nothing points at OAuth), caps bodies (413) and the time to send them (408), caps concurrent
- * requests (503 + Retry-After), and close() lets in-flight calls finish, then answers the rest with
- * an "outcome unknown" result (docs/robustness.md lists the bounds).
+ * nothing points at OAuth), caps bodies (413) and the time to send them (408), refuses JSON-RPC
+ * batches and Mcp-Method / Mcp-Name headers that disagree with the body (400), caps concurrent
+ * requests (503 + Retry-After) and, with tenants, each tenant's own (429 + Retry-After), and close()
+ * lets in-flight calls finish, then answers the rest with an "outcome unknown" result
+ * (docs/robustness.md).
+ * IMPORTANT: a request is admitted (counts against either limit) only once its whole body has
+ * arrived: a slow sender holds a socket, never a slot another tenant could use.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -31,18 +35,29 @@ export interface HttpOptions {
   bodyTimeoutMs?: number;
   /** Requests served at once; more get 503 with Retry-After (default 64). */
   maxInFlight?: number;
+  /** With `tenantOf`: requests one tenant may have served at once; more get 429 (default 16). */
+  tenantMaxInFlight?: number;
   /** How long close() waits for in-flight calls (default 10 s). */
   drainMs?: number;
   /** How long close() then waits for the "outcome unknown" answers to be written (default 2 s). */
   abandonGraceMs?: number;
   /** Called when the drain times out: running calls must answer now (ServerDeps.stopping). */
   abandon?: () => void;
+  /** The idempotency store's state, shown by /healthz ("degraded": keyed writes are refused, the rest works). */
+  storeHealth?: () => { status: "ok" | "degraded" };
+}
+
+/** Admission counters: requests being served now, the most at once, and how many were refused as busy. */
+export interface InFlightStats {
+  inFlight: number;
+  peakInFlight: number;
+  refused: number;
 }
 
 export interface HttpHandle {
   url: string;
-  /** Requests in flight now, and the most seen at once. */
-  stats(): { inFlight: number; peakInFlight: number; refused: number };
+  /** The process's counters and, with tenants, each tenant's (refused: over its own limit). */
+  stats(): InFlightStats & { tenants: Record<string, InFlightStats> };
   close(): Promise<void>;
 }
 
@@ -75,7 +90,15 @@ function sendJson(
   res.end(JSON.stringify(body));
 }
 
-const rpcError = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
+const rpcError = (code: number, message: string, id: string | number | null = null) => ({
+  jsonrpc: "2.0",
+  error: { code, message },
+  id,
+});
+
+/** JSON-RPC "invalid request"; -32020 is the MCP header-mismatch code (the SDK answers the 2026 era with it). */
+const INVALID_REQUEST = -32600;
+const HEADER_MISMATCH = -32020;
 
 /** How clients authenticate: one static bearer token, a tenant's token, or not at all (loopback). */
 type AuthMode = "token" | "tenants" | "none";
@@ -170,6 +193,81 @@ function readBody(req: IncomingMessage, max: number, timeoutMs: number): Promise
   });
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The JSON-RPC id to echo in an error answer: the body's, when it is a single request. */
+function idOf(body: unknown): string | number | null {
+  const id = isPlainObject(body) ? body.id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/** Which body field the Mcp-Name header mirrors, per method (SEP-2243, as the SDK's table). */
+const NAME_SOURCE: Record<string, string> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/** An Mcp-Name value, decoded from its `=?base64?...?=` form when it has one; undefined when that is invalid. */
+function decodeHeaderValue(value: string): string | undefined {
+  const m = /^=\?base64\?(.*)\?=$/.exec(value);
+  if (m === null) return value;
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(m[1]!)) return undefined;
+  return Buffer.from(m[1]!, "base64").toString("utf8");
+}
+
+/**
+ * Why the Mcp-Method or Mcp-Name header disagrees with the body, or undefined when they agree or are
+ * absent. The SDK checks this for 2026-07-28 requests only; a proxy that routes on the headers must
+ * see the same call the server runs in either era, so this check runs for every request.
+ */
+export function headerMismatch(
+  headers: IncomingMessage["headers"],
+  body: Record<string, unknown>,
+): string | undefined {
+  const method = typeof body.method === "string" ? body.method : undefined;
+  if (method === undefined) return undefined;
+  const header = (name: string) => {
+    const v = headers[name];
+    return typeof v === "string" ? v.trim() : undefined;
+  };
+  const methodHeader = header("mcp-method");
+  if (methodHeader !== undefined && methodHeader !== method)
+    return "the Mcp-Method header names another method than the body";
+  const nameHeader = header("mcp-name");
+  const field = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method]! : undefined;
+  if (nameHeader === undefined || field === undefined) return undefined;
+  const bodyValue = isPlainObject(body.params) ? body.params[field] : undefined;
+  if (typeof bodyValue !== "string") return undefined;
+  const decoded = decodeHeaderValue(nameHeader);
+  if (decoded === undefined) return "the Mcp-Name header is not valid =?base64?...?= text";
+  if (decoded !== bodyValue)
+    return `the Mcp-Name header names another ${field} than the body's params.${field}`;
+  return undefined;
+}
+
+/** One admission's counters: the process, or one tenant. */
+class Gate {
+  inFlight = 0;
+  peakInFlight = 0;
+  refused = 0;
+  constructor(readonly limit: number) {}
+  get full(): boolean {
+    return this.inFlight >= this.limit;
+  }
+  enter(): void {
+    this.peakInFlight = Math.max(this.peakInFlight, ++this.inFlight);
+  }
+  stats(): InFlightStats {
+    return { inFlight: this.inFlight, peakInFlight: this.peakInFlight, refused: this.refused };
+  }
+}
+
+/** Who sent a request: a tenant's name, `undefined` for the single upstream, or REFUSED (already answered). */
+const REFUSED = Symbol("refused");
+type Caller = string | undefined | typeof REFUSED;
+
 export async function startHttp(
   makeServer: (tenant: string | undefined) => ProtocolServer,
   options: HttpOptions,
@@ -177,15 +275,15 @@ export async function startHttp(
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const maxInFlight = options.maxInFlight ?? 64;
+  const tenantMaxInFlight = options.tenantMaxInFlight ?? 16;
   const log = options.logger.child({ transport: "http" });
   const loopbackBind = isLoopbackHost(options.host);
   const endpoint = await createHttpEndpoint(makeServer, {
     maxBodyBytes: maxBody,
     onerror: (error) => log.warn("mcp request failed", { error: error.message }),
   });
-  let inFlight = 0;
-  let peakInFlight = 0;
-  let refused = 0;
+  const processGate = new Gate(maxInFlight);
+  const tenantGates = new Map<string, Gate>();
   let closing = false;
   let drained: (() => void) | undefined;
 
@@ -215,7 +313,8 @@ export async function startHttp(
 
   const authMode: AuthMode = options.tenantOf ? "tenants" : options.token ? "token" : "none";
 
-  const refuseUnauthenticated = (req: IncomingMessage, res: ServerResponse): boolean => {
+  /** The caller's tenant (or undefined without tenants), or REFUSED after answering 401. */
+  const authenticate = (req: IncomingMessage, res: ServerResponse): Caller => {
     const header = req.headers.authorization ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
     if (options.tenantOf) {
@@ -228,61 +327,129 @@ export async function startHttp(
           scopes: [],
           extra: { tenant },
         };
-        return false;
+        return tenant;
       }
       sendUnauthorized(res, authMode, match !== null);
-      return true;
+      return REFUSED;
     }
-    if (!options.token) return false;
-    if (match && sameSecret(match[1]!.trim(), options.token.reveal())) return false;
+    if (!options.token) return undefined;
+    if (match && sameSecret(match[1]!.trim(), options.token.reveal())) return undefined;
     sendUnauthorized(res, authMode, match !== null);
+    return REFUSED;
+  };
+
+  const refuseClosing = (res: ServerResponse): boolean => {
+    if (!closing) return false;
+    sendJson(res, 503, rpcError(-32000, "Server is shutting down; retry on another replica or later"), {
+      "retry-after": "5",
+    });
     return true;
   };
 
-  /** Admission: a request counts from here until its response ends (bounded work and memory). */
-  const refuseBusy = (res: ServerResponse): boolean => {
-    if (closing) {
-      sendJson(res, 503, rpcError(-32000, "Server is shutting down; retry on another replica or later"), {
-        "retry-after": "5",
-      });
-      return true;
-    }
-    if (inFlight < maxInFlight) return false;
-    refused++;
-    sendJson(
-      res,
-      503,
-      rpcError(-32000, `Server busy: ${maxInFlight} requests already in progress; retry after 1 s`),
-      { "retry-after": "1" },
-    );
-    return true;
-  };
-
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== "POST") {
-      // Stateless: the SDK answers GET and DELETE for the era (405, no sessions to open or end).
-      await endpoint.handle(req, res, undefined);
-      return;
-    }
+  /**
+   * The body as JSON, or undefined after answering 413 (too large), 408 (too slow), 400 (not JSON,
+   * a batch, or headers that disagree with it). Nothing is admitted yet: reading holds no slot.
+   */
+  const readRequest = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<{ body: unknown } | undefined> => {
     let body: unknown;
     try {
       body = JSON.parse(await readBody(req, maxBody, bodyTimeoutMs));
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        sendJson(res, 413, rpcError(-32600, `Request body larger than ${maxBody} bytes`), {
+        sendJson(res, 413, rpcError(INVALID_REQUEST, `Request body larger than ${maxBody} bytes`), {
           connection: "close",
         });
       } else if (error instanceof BodyTooSlow) {
         log.warn("request body not received in time", { timeout_ms: bodyTimeoutMs });
-        sendJson(res, 408, rpcError(-32600, `Request body not received within ${bodyTimeoutMs} ms`), {
-          connection: "close",
-        });
+        sendJson(
+          res,
+          408,
+          rpcError(INVALID_REQUEST, `Request body not received within ${bodyTimeoutMs} ms`),
+          {
+            connection: "close",
+          },
+        );
       } else {
         sendJson(res, 400, rpcError(-32700, "Parse error: the body is not valid JSON"));
       }
-      return;
+      return undefined;
     }
-    await endpoint.handle(req, res, body);
+    if (Array.isArray(body)) {
+      // One HTTP request is one unit of admission: a batch would run many calls in one slot.
+      sendJson(
+        res,
+        400,
+        rpcError(
+          INVALID_REQUEST,
+          `JSON-RPC batches are not accepted (this body is an array of ${body.length}): send one JSON-RPC request per HTTP request`,
+        ),
+      );
+      return undefined;
+    }
+    const mismatch = isPlainObject(body) ? headerMismatch(req.headers, body) : undefined;
+    if (mismatch !== undefined) {
+      sendJson(
+        res,
+        400,
+        rpcError(
+          HEADER_MISMATCH,
+          `Bad Request: the request headers and body disagree: ${mismatch}; send headers that match the body (or none)`,
+          idOf(body),
+        ),
+      );
+      return undefined;
+    }
+    return { body };
+  };
+
+  const gateOf = (tenant: string): Gate => {
+    let gate = tenantGates.get(tenant);
+    if (gate === undefined) {
+      gate = new Gate(tenantMaxInFlight);
+      tenantGates.set(tenant, gate);
+    }
+    return gate;
+  };
+
+  /** Admission: the gates the request now counts against, until its response ends; undefined after refusing it. */
+  const admit = (res: ServerResponse, tenant: string | undefined): Gate[] | undefined => {
+    if (refuseClosing(res)) return undefined;
+    const tenantGate = tenant === undefined ? undefined : gateOf(tenant);
+    if (tenantGate?.full) {
+      // The caller's own use only: nothing about the server or the other tenants.
+      tenantGate.refused++;
+      sendJson(
+        res,
+        429,
+        rpcError(
+          -32000,
+          `Too many requests in progress for your tenant: ${tenantGate.limit} already running (MCP_TENANT_MAX_IN_FLIGHT); wait for one to finish, or retry after 1 s`,
+        ),
+        { "retry-after": "1" },
+      );
+      return undefined;
+    }
+    if (processGate.full) {
+      processGate.refused++;
+      sendJson(
+        res,
+        503,
+        rpcError(-32000, `Server busy: ${maxInFlight} requests already in progress; retry after 1 s`),
+        { "retry-after": "1" },
+      );
+      return undefined;
+    }
+    const gates = tenantGate === undefined ? [processGate] : [processGate, tenantGate];
+    for (const gate of gates) gate.enter();
+    return gates;
+  };
+
+  const release = (gates: Gate[]) => {
+    for (const gate of gates) gate.inFlight--;
+    if (processGate.inFlight === 0) drained?.();
   };
 
   const server = createServer(
@@ -294,14 +461,18 @@ export async function startHttp(
     },
     async (req, res) => {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
-      let counted = false;
+      let admitted: Gate[] | undefined;
       try {
         if (refuseForeign(req, res)) return;
         if (path === "/healthz" && req.method === "GET") {
+          const store = options.storeHealth?.();
+          // A degraded store still answers 200: reads and unkeyed writes work here, and every replica
+          // shares the store, so a balancer pulling this one would gain nothing; the body tells an operator.
           sendJson(res, closing ? 503 : 200, {
-            status: closing ? "closing" : "ok",
+            status: closing ? "closing" : store?.status === "degraded" ? "degraded" : "ok",
             version: options.version,
-            in_flight: inFlight,
+            in_flight: processGate.inFlight,
+            ...(store === undefined ? {} : { idempotency: store }),
           });
           return;
         }
@@ -310,16 +481,23 @@ export async function startHttp(
           else sendJson(res, 404, rpcError(-32000, "Not found: the MCP endpoint is /mcp"));
           return;
         }
-        if (refuseUnauthenticated(req, res)) return;
-        if (refuseBusy(res)) return;
-        counted = true;
-        peakInFlight = Math.max(peakInFlight, ++inFlight);
-        await handleMcp(req, res);
+        const tenant = authenticate(req, res);
+        if (tenant === REFUSED || refuseClosing(res)) return;
+        let body: unknown;
+        if (req.method === "POST") {
+          const read = await readRequest(req, res);
+          if (read === undefined) return;
+          body = read.body;
+        }
+        admitted = admit(res, tenant);
+        if (admitted === undefined) return;
+        // Stateless: the SDK answers GET and DELETE for the era (405, no sessions to open or end).
+        await endpoint.handle(req, res, body);
       } catch (error) {
         log.error("http request failed", { error });
         sendJson(res, 500, rpcError(-32603, "Internal error"));
       } finally {
-        if (counted && --inFlight === 0) drained?.();
+        if (admitted !== undefined) release(admitted);
       }
     },
   );
@@ -335,10 +513,11 @@ export async function startHttp(
     url,
     auth: options.tenantOf ? "tenants" : options.token ? "bearer" : "none",
     max_in_flight: maxInFlight,
+    ...(options.tenantOf ? { tenant_max_in_flight: tenantMaxInFlight } : {}),
   });
 
   const settle = (ms: number) =>
-    inFlight === 0
+    processGate.inFlight === 0
       ? Promise.resolve()
       : new Promise<void>((resolve) => {
           drained = resolve;
@@ -347,15 +526,18 @@ export async function startHttp(
 
   return {
     url,
-    stats: () => ({ inFlight, peakInFlight, refused }),
+    stats: () => ({
+      ...processGate.stats(),
+      tenants: Object.fromEntries([...tenantGates].map(([name, gate]) => [name, gate.stats()])),
+    }),
     async close() {
       closing = true;
       server.close();
       server.closeIdleConnections();
       await settle(options.drainMs ?? 10_000);
-      if (inFlight > 0) {
+      if (processGate.inFlight > 0) {
         log.warn("calls still running after the drain: answering them with an unknown outcome", {
-          in_flight: inFlight,
+          in_flight: processGate.inFlight,
         });
         options.abandon?.();
         await settle(options.abandonGraceMs ?? 2_000);

@@ -1,0 +1,251 @@
+/**
+ * What a `query_budgets` result holds and how it reads (interface.md §6b). The first text line
+ * says whether the result is complete (or what is missing and the one argument that gets it) and
+ * states the window and today's date; every result that shows amounts says once what items_total
+ * is. The records' shapes (compact, detail, full) and their size costs live here too.
+ */
+import type { AmountKind, Sort } from "./budget-review.js";
+import type { PendingAge, Subtotal, SummaryRow } from "./budget-summary.js";
+import {
+  budgetLine,
+  type CompactBudget,
+  compactBudget,
+  type DetailBudget,
+  type DiscountKind,
+  detailBudget,
+  detailLines,
+  fullBudget,
+  type PricedBudget,
+  plural,
+} from "./budget-view.js";
+import { fitCount, jsonLength } from "./fit.js";
+import { formatMoney } from "./money.js";
+import type { Period } from "./period.js";
+
+export type View = "compact" | "detail" | "full";
+export type Shaped = { folio: string; [field: string]: unknown };
+
+export interface QueryBudgetsResult {
+  total: number;
+  returned: number;
+  start: number;
+  next_start: number | null;
+  omitted: number;
+  /** True when the result holds or summarises every match of its window. */
+  complete: boolean;
+  period: Period;
+  /** Today's date (UTC), at which ages are counted. */
+  today: string;
+  view: View | "summary";
+  budgets: Shaped[];
+  groups?: SummaryRow[];
+  subtotals?: Subtotal[];
+  pending_age?: PendingAge[];
+  review?: {
+    scanned: number;
+    matched: number;
+    capped: boolean;
+    /** date_create of the oldest and newest matched budget (summaries). */
+    matched_created?: { oldest: string; newest: string };
+  };
+  notes?: string[];
+}
+
+/** What the text says beyond the structured result: how the query was asked. */
+export interface ResultContext {
+  /** The window in words (period.ts). */
+  window: string;
+  lookup: string | undefined;
+  status: string | undefined;
+  /** Whether a filter the API lacks (currency, cost center, third party, bounds) applied. */
+  filtered: boolean;
+  discount: DiscountKind | undefined;
+  amount: AmountKind;
+  sort: Sort | undefined;
+  maxRecords: number;
+  /** Records the API reports in the window (reviews), and whether that count is known to be real. */
+  apiTotal?: number;
+  totalKnown?: boolean;
+  /** A list walk (all=true) stopped by max_records. */
+  stoppedByCap?: boolean;
+}
+
+/** The text's context, kept on the result under a symbol key: never serialized, never in structuredContent. */
+export const CONTEXT = Symbol("context");
+/** The compact records' text lines, rendered once for the size check and reused by the text. */
+const LINES = Symbol("lines");
+type Carried = QueryBudgetsResult & { [CONTEXT]?: ResultContext };
+type WithLines = Shaped[] & { [LINES]?: string[] };
+
+export function shapeAll(view: View, list: PricedBudget[]): Shaped[] {
+  return view === "full"
+    ? list.map(fullBudget)
+    : view === "detail"
+      ? list.map(detailBudget)
+      : list.map(compactBudget);
+}
+
+const textOf = (view: View) =>
+  view === "full"
+    ? (b: Shaped) => jsonLength(b)
+    : view === "detail"
+      ? (b: Shaped) => detailLines(b as DetailBudget).join("\n").length
+      : (b: Shaped) => budgetLine(b as CompactBudget).length;
+
+/** Characters one record costs in structuredContent and in the text of a result. */
+export const recordCost = (view: View) => ({ structured: jsonLength, text: textOf(view) });
+
+/** Keep the records that fit in one result; the rest is reachable from next_start. */
+export function fitRecords(budgets: Shaped[], view: View): { kept: Shaped[]; cut: boolean } {
+  if (view !== "compact") {
+    const n = fitCount(budgets, recordCost(view));
+    return { kept: budgets.slice(0, n), cut: n < budgets.length };
+  }
+  const lines = budgets.map((b) => budgetLine(b as CompactBudget));
+  const n = fitCount(budgets, { structured: jsonLength, text: (_, i) => lines[i]!.length });
+  const kept = budgets.slice(0, n);
+  // Not enumerable: invisible to JSON, equality checks and spreads alike.
+  Object.defineProperty(kept, LINES, { value: n < lines.length ? lines.slice(0, n) : lines });
+  return { kept, cut: n < budgets.length };
+}
+
+const SORT_WORDS: Record<Sort, string> = {
+  total_desc: "largest first",
+  total_asc: "smallest first",
+  date_desc: "newest first",
+  date_asc: "oldest first",
+};
+
+/** "pending budgets of the window", "budget of folio 104", "budgets of the window that match the filters". */
+function noun(c: ResultContext, n: number): string {
+  const what = `${c.status ? `${c.status} ` : ""}${n === 1 ? "budget" : "budgets"}`;
+  const scope = c.lookup ? `of ${c.lookup}` : "of the window";
+  return `${what} ${scope}${c.filtered ? ` that match${n === 1 ? "es" : ""} the filters` : ""}`;
+}
+
+/** "All 12 pending budgets of the window", "The only budget of folio 104", "No budget of the window". */
+function all(c: ResultContext, n: number): string {
+  if (n === 0) return `No ${noun(c, 1)}`;
+  return n === 1 ? `The only ${noun(c, 1)}` : `All ${n} ${noun(c, n)}`;
+}
+
+/** What a review capped by max_records lacks, and the one argument that gets the rest. */
+function partialScan(out: QueryBudgetsResult, c: ResultContext): string {
+  const scanned = out.review!.scanned;
+  const total = c.apiTotal ?? scanned;
+  const known = c.totalKnown !== false && total > scanned;
+  const fix = !known
+    ? `raise max_records above ${c.maxRecords} (the API does not say how many follow)`
+    : total <= 100_000
+      ? `call again with max_records=${total}${out.view === "summary" ? "" : total > 10_000 ? " and group_by (a record list reads at most 10000)" : ""}`
+      : "narrow since/until (at most 100000 budgets a call)";
+  const of = known ? `${scanned} of ${total}` : `the first ${scanned}`;
+  return `Partial: scanned ${of} budgets of the window (max_records=${c.maxRecords}), ${out.review!.matched} match; for all of them, ${fix}`;
+}
+
+function head(out: QueryBudgetsResult, c: ResultContext): string {
+  const window = `Window: ${c.window}.`;
+  const sorted = c.sort
+    ? `, ${c.amount === "net" && c.sort.startsWith("total") ? `${SORT_WORDS[c.sort]} by net_total` : SORT_WORDS[c.sort]}`
+    : "";
+  const r = out.review;
+  if (out.view === "summary" && r) {
+    const groups = plural(out.groups?.length ?? 0, "group");
+    if (r.capped) return `${partialScan(out, c)}; in ${groups}. ${window}`;
+    return `${all(c, r.matched)} (${r.scanned} scanned), in ${groups}. ${window}`;
+  }
+  if (r) {
+    if (r.capped)
+      return `${partialScan(out, c)}; ${out.returned} shown from start=${out.start}${sorted}. ${window}`;
+    if (out.complete) return `${all(c, r.matched)}${sorted} (${r.scanned} scanned). ${window}`;
+    const rest = out.next_start === null ? " (to the end)" : `; the rest: start=${out.next_start}`;
+    return `${out.returned} of ${r.matched} ${noun(c, r.matched)}${sorted} (${r.scanned} scanned), from start=${out.start}${rest}. ${window}`;
+  }
+  if (out.complete) return `${all(c, out.total)}. ${window}`;
+  if (out.returned === 0)
+    return `Nothing from start=${out.start}: the window has ${plural(out.total, c.status ? `${c.status} budget` : "budget")}. ${window}`;
+  const from = `${out.returned} of ${out.total} ${noun(c, out.total)}, from start=${out.start}`;
+  if (out.next_start === null) return `${from} (to the end). ${window}`;
+  if (c.stoppedByCap)
+    return `${from}: max_records=${c.maxRecords} stopped the walk; the rest: start=${out.next_start}. ${window}`;
+  if (out.start + out.returned >= out.total)
+    return `${out.returned} ${noun(c, out.returned)} from start=${out.start}; the API's total (${out.total}) may count only this page: call again with start=${out.next_start} to see whether more follow. ${window}`;
+  return `${from}; the rest: start=${out.next_start}. ${window}`;
+}
+
+/** Said once in every result that shows amounts (interface.md §6b "What an amount is"). */
+function amountLine(out: QueryBudgetsResult, c: ResultContext): string {
+  const items = "items_total: the sum of a budget's line totals, before its discount and before taxes.";
+  if (c.discount)
+    return `${items} net_total: after the discount, read as ${c.discount === "percent" ? "a percentage" : "an amount in the budget's currency"} (operator setting MMS_BUDGET_DISCOUNT).`;
+  const discounted = out.budgets.some(
+    (b) => b.discount !== null && b.discount !== undefined && Number(b.discount) !== 0,
+  );
+  return discounted
+    ? `${items} discount: as the API gives it; the API does not say whether it is a percentage or an amount.`
+    : items;
+}
+
+const cur = (m: { currency: string; currency_unmapped?: true }) => ({
+  code: m.currency,
+  mapped: m.currency_unmapped !== true,
+});
+const money = (m: { currency: string; currency_unmapped?: true; items_total: number; net_total?: number }) =>
+  `${formatMoney(m.items_total, cur(m))}${m.net_total === undefined ? "" : ` (net ${formatMoney(m.net_total, cur(m))})`}`;
+
+const KEYS = ["status", "cost_center", "third_party", "month", "work_order_status", "age"] as const;
+
+function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
+  const groups = out.groups ?? [];
+  if (groups.length === 0) return [];
+  const keys = KEYS.filter((k) => groups.some((g) => k in g));
+  const pending = groups.some((g) => g.oldest_pending_days !== undefined);
+  const lines = [
+    [...keys, "items_total", "count", ...(pending ? ["oldest pending (days)"] : [])].join(" | "),
+  ];
+  for (const g of groups) {
+    const age = g.oldest_pending_days === undefined ? [] : [String(g.oldest_pending_days)];
+    lines.push([...keys.map((k) => `${g[k] ?? "-"}`), money(g), String(g.count), ...age].join(" | "));
+  }
+  if (out.subtotals) {
+    const key = Object.keys(out.subtotals[0] ?? {})[0]!;
+    lines.push(`Subtotals by ${key} (count across currencies):`);
+    for (const s of out.subtotals)
+      lines.push(`${s[key] ?? "-"}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`);
+  }
+  // The queue by age is in structuredContent for every review with pending matches; the text gives
+  // it when the review is of pending budgets (and age is not already a row key), to stay short.
+  if (out.pending_age && c.status === "pending" && !keys.includes("age")) {
+    lines.push("Pending budgets by age (whole days since created, at today):");
+    for (const q of out.pending_age)
+      lines.push(
+        `${q.currency}: ${q.buckets.map((b) => (b.count === 0 ? `${b.age}: 0` : `${b.age}: ${b.count}, ${money({ ...q, ...b })}`)).join("; ")}`,
+      );
+  }
+  const dates = out.review?.matched_created;
+  if (dates) lines.push(`Matched budgets were created (date_create) ${dates.oldest} to ${dates.newest}.`);
+  return lines;
+}
+
+function recordLines(out: QueryBudgetsResult): string[] {
+  if (out.view === "compact") {
+    const rendered = (out.budgets as WithLines)[LINES];
+    return out.budgets.map((b, i) => rendered?.[i] ?? budgetLine(b as CompactBudget));
+  }
+  if (out.view === "detail") return out.budgets.flatMap((b) => detailLines(b as DetailBudget));
+  return out.budgets.map((b) => JSON.stringify(b));
+}
+
+/** The text rendering: the head line, what amounts are, one line per record or summary row, then notes. */
+export function budgetsText(out: QueryBudgetsResult): string {
+  const c = (out as Carried)[CONTEXT];
+  if (c === undefined) return JSON.stringify(out, null, 2);
+  const lines = [head(out, c)];
+  const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
+  if (shows) lines.push(amountLine(out, c));
+  lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
+  lines.push(...(out.notes ?? []));
+  if (out.next_start !== null && out.returned > 0)
+    lines.push(`More: call again with start=${out.next_start}.`);
+  return lines.join("\n");
+}

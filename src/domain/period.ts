@@ -1,0 +1,183 @@
+/**
+ * The window of a budget query, resolved once at "now" (interface.md §6b): `since` as an ISO 8601
+ * date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H) or "all"; `until` as a date
+ * or "now". The result is what the API is sent and what every result states: two UTC instants
+ * (null = no bound), the date type, whether it is the default, and today's date. Errors name
+ * today's date, the accepted forms and, when comparing with a default, its resolved value.
+ */
+import { UserInputError } from "../errors/api-error.js";
+import { toApiDate } from "./dates.js";
+
+const DAY = 86_400_000;
+const DEFAULT_DAYS = 30;
+/**
+ * Sent for an open bound (api-spec §4.4 has none: an absent since means 30 days ago). Lookups
+ * reach a year ahead, for planned final dates.
+ */
+const OPEN_SINCE = Date.UTC(1970, 0, 1);
+const LOOKUP_AHEAD = 366 * DAY;
+
+export const TYPE_DATES = ["creation_date", "initial_date", "final_date", "approval_date"] as const;
+export type TypeDate = (typeof TYPE_DATES)[number];
+
+/** The window as results state it; null is no bound ("every date"). A type alias: it fits a loose output schema. */
+export type Period = {
+  since: string | null;
+  until: string | null;
+  type_date: TypeDate;
+  /** True when neither since nor until was given: the API's last 30 days. */
+  default: boolean;
+};
+
+export interface ResolvedPeriod {
+  period: Period;
+  /** Today's date in UTC (YYYY-MM-DD). */
+  today: string;
+  /** What the API is sent. */
+  api: { since: string; until: string };
+  /** The window in words, for the first line of a result. */
+  text: string;
+}
+
+export interface PeriodInput {
+  since?: string | undefined;
+  until?: string | undefined;
+  type_date?: TypeDate | undefined;
+  /** "folio 104", "work order 4001": a lookup, which is not limited by the default period. */
+  lookup?: string | undefined;
+}
+
+/** `2026-11-26T08:30:12Z`: an instant to the second. */
+export const isoInstant = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+
+const pad = (n: number) => String(n).padStart(2, "0");
+const apiForm = (ms: number) => {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}+00`;
+};
+
+const SINCE_FORMS =
+  'an ISO 8601 date or date-time (2026-08-28, 2026-08-28T08:00:00-03:00; UTC without offset), a duration back from now (P90D, P3M, P1Y, PT12H) or "all" (every date)';
+const UNTIL_FORMS =
+  'an ISO 8601 date or date-time (2026-08-28, 2026-08-28T18:00:00Z), or "now" (the default)';
+
+const DURATION =
+  /^P(?:(\d{1,6})Y)?(?:(\d{1,6})M)?(?:(\d{1,6})W)?(?:(\d{1,6})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,6})M)?(?:(\d{1,6})S)?)?$/i;
+
+/** `now` minus an ISO 8601 duration (years and months by the calendar, in UTC), or undefined when `raw` is none. */
+export function minusDuration(raw: string, now: number): number | undefined {
+  const m = DURATION.exec(raw);
+  if (!m || raw.length < 3 || /T$/i.test(raw)) return undefined;
+  const [y, mo, w, d, h, mi, s] = m.slice(1).map((v) => Number(v ?? 0)) as number[];
+  const at = new Date(now);
+  // Calendar months: 31 May - P3M is 28 (or 29) February, not 3 March.
+  const months = at.getUTCFullYear() * 12 + at.getUTCMonth() - (y! * 12 + mo!);
+  const year = Math.floor(months / 12);
+  const month = months - year * 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const shifted = new Date(now);
+  shifted.setUTCFullYear(year, month, Math.min(at.getUTCDate(), lastDay));
+  return shifted.getTime() - ((w! * 7 + d!) * DAY + (h! * 3600 + mi! * 60 + s!) * 1000);
+}
+
+function badValue(field: "since" | "until", raw: string, why: string, now: number): UserInputError {
+  return new UserInputError(
+    `${field}: "${raw}" ${why}. Today is ${isoInstant(now).slice(0, 10)} (now ${isoInstant(now)}). ${field} takes ${field === "since" ? SINCE_FORMS : UNTIL_FORMS}.`,
+    { field, value: raw, today: isoInstant(now).slice(0, 10) },
+  );
+}
+
+/** An explicit date through the API converter, with today's date and the forms added to its error. */
+function explicit(field: "since" | "until", raw: string, now: number): { api: string; at: number } {
+  try {
+    const { api, instant } = toApiDate(raw, field, field === "since" ? "start" : "end");
+    return { api, at: instant };
+  } catch (error) {
+    if (!(error instanceof UserInputError)) throw error;
+    const why = /is not an ISO 8601/.test(error.message)
+      ? `is not ${field === "since" ? 'a date, a duration or "all"' : 'a date or "now"'}`
+      : error.message.replace(`${field}: "${raw}" `, "");
+    throw badValue(field, raw, why, now);
+  }
+}
+
+type Bound = { at: number | null; api: string; said: string };
+
+/** Resolve since/until/type_date at `nowDate` (to the second). */
+export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod {
+  const now = Math.floor(nowDate.getTime() / 1000) * 1000;
+  const typeDate = input.type_date ?? "creation_date";
+  const rawSince = input.since?.trim();
+  const rawUntil = input.until?.trim();
+  const lookup = input.lookup !== undefined;
+
+  let since: Bound;
+  if (rawSince === undefined) {
+    since = lookup
+      ? { at: null, api: apiForm(OPEN_SINCE), said: "" }
+      : { at: now - DEFAULT_DAYS * DAY, api: "", said: `, ${DEFAULT_DAYS} days ago by default,` };
+  } else if (rawSince.toLowerCase() === "all") {
+    since = { at: null, api: apiForm(OPEN_SINCE), said: "" };
+  } else if (/^P/i.test(rawSince)) {
+    const at = minusDuration(rawSince, now);
+    if (at === undefined)
+      throw badValue("since", rawSince, "is not an ISO 8601 duration of whole numbers", now);
+    if (at < OPEN_SINCE)
+      throw badValue("since", rawSince, 'reaches back before 1970: use "all" for every date', now);
+    since = { at, api: "", said: ` (${rawSince.toUpperCase()})` };
+  } else {
+    const { api, at } = explicit("since", rawSince, now);
+    since = { at, api, said: "" };
+  }
+  if (since.at !== null && since.api === "") since.api = apiForm(since.at);
+
+  let until: Bound;
+  if (rawUntil === undefined || rawUntil.toLowerCase() === "now") {
+    until =
+      lookup && rawUntil === undefined && rawSince === undefined
+        ? { at: null, api: apiForm(now + LOOKUP_AHEAD), said: "" }
+        : { at: now, api: apiForm(now), said: ", now" };
+  } else {
+    const { api, at } = explicit("until", rawUntil, now);
+    until = { at, api, said: "" };
+  }
+
+  if (since.at !== null && until.at !== null && since.at > until.at) {
+    const fix =
+      rawUntil === undefined || rawUntil.toLowerCase() === "now"
+        ? `since must not be in the future (today is ${isoInstant(now).slice(0, 10)})`
+        : rawSince === undefined
+          ? "give a since before until (since defaults to 30 days ago)"
+          : "swap them or widen the period";
+    throw new UserInputError(
+      `since${since.said} ${isoInstant(since.at)} is after until${until.said} ${isoInstant(until.at)}: ${fix}`,
+      { since: isoInstant(since.at), until: isoInstant(until.at) },
+    );
+  }
+
+  const period: Period = {
+    since: since.at === null ? null : isoInstant(since.at),
+    until: until.at === null ? null : isoInstant(until.at),
+    type_date: typeDate,
+    default: rawSince === undefined && rawUntil === undefined && !lookup,
+  };
+  const today = isoInstant(now).slice(0, 10);
+  return {
+    period,
+    today,
+    api: { since: since.api, until: until.api },
+    text: windowText(period, input, today),
+  };
+}
+
+/** "creation_date 2026-10-27T08:30:12Z to 2026-11-26T08:30:12Z (the default: last 30 days); today 2026-11-26". */
+function windowText(p: Period, input: PeriodInput, today: string): string {
+  if (p.since === null && p.until === null) return `every date (lookup by ${input.lookup}); today ${today}`;
+  const from = p.since === null ? "every date" : p.since;
+  const how = p.default
+    ? " (the default: last 30 days)"
+    : input.since !== undefined && /^P/i.test(input.since.trim())
+      ? ` (${input.since.trim().toUpperCase()} back from now)`
+      : "";
+  return `${p.type_date} ${from} to ${p.until ?? "every date"}${how}; today ${today}`;
+}
