@@ -2,9 +2,17 @@
 import { z } from "zod";
 import type { TaskResourceInput } from "../src/client/types.js";
 import { quotedFields } from "../src/domain/prompt-text.js";
-import { UserInputError } from "../src/errors/api-error.js";
+import { rejectDuplicates, resourceRef, taskResourceChecks } from "../src/domain/task-resources.js";
 import { defineTool } from "./define.js";
-import { dryRun, idempotencyKey, positiveId } from "./params.js";
+import {
+  checkKey,
+  dryRun,
+  dryRunOutput,
+  dryRunResult,
+  dryRunText,
+  idempotencyKey,
+  positiveId,
+} from "./params.js";
 
 const note = z.string().max(2000).optional();
 
@@ -43,7 +51,7 @@ const CreatedResource = z.looseObject({
 
 export const AddTaskResourcesOutput = z.object({
   dry_run: z.boolean(),
-  request: z.looseObject({}).optional(),
+  ...dryRunOutput,
   id_group_task: z.number(),
   id_task: z.number(),
   total: z.number().optional(),
@@ -51,41 +59,17 @@ export const AddTaskResourcesOutput = z.object({
   replayed: z.boolean().optional(),
 });
 
-function reference(r: TaskResourceInput): string {
-  switch (r.type_description) {
-    case "INVENTORY":
-      return `id_item ${r.id_item}`;
-    case "HUMAN_RESOURCES":
-      return `id_hourly_rate ${r.id_hourly_rate}`;
-    case "SERVICES":
-      return `id_service_type ${r.id_service_type}`;
-  }
-}
-
-/** The API rejects the same resource twice in one request (§4.1 rule 3): say so before calling. */
-function rejectDuplicates(resources: TaskResourceInput[]): void {
-  const firstSeen = new Map<string, number>();
-  const errors: { index: number; error: string }[] = [];
-  resources.forEach((r, index) => {
-    const key = `${r.type_description} ${reference(r)}`;
-    const first = firstSeen.get(key);
-    if (first === undefined) firstSeen.set(key, index);
-    else errors.push({ index, error: `duplicate of resource ${first} (${key})` });
-  });
-  if (errors.length > 0) {
-    throw new UserInputError(
-      `resources: ${errors.map((e) => `[${e.index}] ${e.error}`).join("; ")}; send each resource once`,
-      errors,
-    );
-  }
-}
+type Created = { id: number }[];
+const SCOPE = "add_task_resources";
+/** Names a kept result in one line (a dry run's replay, an oversized record). */
+const createdIds = (created: Created) => `resource ids ${created.map((r) => r.id).join(", ")}`;
 
 /**
  * The --confirm-writes question: counts, references and the target first, in the server's words; the
  * agent's notes quoted on one line and cut (src/domain/prompt-text.ts).
  */
 function question(group: number, task: number, resources: TaskResourceInput[]): string {
-  const what = resources.map((r) => `${r.type_description} ${reference(r)}`).join(", ");
+  const what = resources.map((r) => `${r.type_description} ${resourceRef(r)}`).join(", ");
   const notes = quotedFields(resources.map((r, i) => [`note of resource ${i}`, r.note] as const));
   return `Write now (not a dry run): add ${resources.length} resource(s), quantity 1 each at the unit cost of its record, to task ${task} of task plan ${group}: ${what}.${notes === "" ? "" : ` Text from the agent, quoted: ${notes}.`}`;
 }
@@ -95,7 +79,8 @@ export default defineTool({
   title: "Add resources to a task-plan task",
   description: [
     "Add tools/spare parts (INVENTORY), labour (HUMAN_RESOURCES) or services (SERVICES) to a task of a task plan.",
-    "Use this tool when planning what a task needs. All-or-nothing. Use dry_run when unsure; idempotency_key makes a retry safe.",
+    "Use this tool when planning what a task needs. All-or-nothing. idempotency_key makes a retry safe.",
+    "dry_run cannot tell whether the plan, task or ids exist (no API to ask).",
     "Quantity is always 1; unit_cost comes from the source record (0 if none).",
     'Example: {"id_group_task": 1, "id_task": 101, "resources": [{"type_description": "INVENTORY", "id_item": 1001}]}',
   ].join("\n"),
@@ -108,7 +93,12 @@ export default defineTool({
     rejectDuplicates(input.resources);
     const { id_group_task: group, id_task: task, resources } = input;
     const request = ctx.api.prepareTaskResources(group, task, resources);
-    if (input.dry_run) return { dry_run: true, request: { ...request }, id_group_task: group, id_task: task };
+    if (input.dry_run) {
+      const key = await checkKey(ctx, SCOPE, input.idempotency_key, request, createdIds);
+      const plan = `add ${resources.length} resource(s) to task ${task} of task plan ${group}`;
+      const checks = taskResourceChecks(group, task, resources);
+      return { ...dryRunResult(request, plan, checks, key), id_group_task: group, id_task: task };
+    }
 
     const write = async () => {
       await ctx.confirmWrite(question(group, task, resources));
@@ -125,17 +115,17 @@ export default defineTool({
     });
     if (input.idempotency_key === undefined) return done(await write());
     const { value, replayed } = await ctx.idempotency.run(
-      "add_task_resources",
+      SCOPE,
       input.idempotency_key,
       request,
       write,
-      (created) => `resource ids ${created.map((r) => r.id).join(", ")}`,
+      createdIds,
     );
     return done(value, replayed);
   },
   toText: (out) =>
-    out.request
-      ? `Dry run, nothing sent. Would send ${out.request.method} ${out.request.path} with body ${JSON.stringify(out.request.body)}`
+    out.dry_run
+      ? dryRunText(out)
       : [
           `${out.replayed ? "Already added earlier (idempotency_key replay, nothing new written): " : "Added "}${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each; unit costs from the source records, in the company currency (the API names none), no tax stated):`,
           ...(out.resources ?? []).map(

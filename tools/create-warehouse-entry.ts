@@ -4,9 +4,26 @@ import type { WarehouseEntryBody, WarehouseMovement } from "../src/client/types.
 import { MOVEMENT_TYPE } from "../src/domain/labels.js";
 import { currencyLabel, currencyOf, formatMoney } from "../src/domain/money.js";
 import { quoted, quotedFields } from "../src/domain/prompt-text.js";
-import { movementTotals, taxLabel, toEntryBody } from "../src/domain/warehouse-entry.js";
+import {
+  entryChecks,
+  entryPlan,
+  movementTotals,
+  type ThirdPartyRole,
+  taxLabel,
+  thirdPartyRole,
+  toEntryBody,
+} from "../src/domain/warehouse-entry.js";
 import { defineTool } from "./define.js";
-import { decimal, dryRun, idempotencyKey, text } from "./params.js";
+import {
+  checkKey,
+  decimal,
+  dryRun,
+  dryRunOutput,
+  dryRunResult,
+  dryRunText,
+  idempotencyKey,
+  text,
+} from "./params.js";
 
 const Item = z.strictObject({
   code: text(100),
@@ -39,10 +56,20 @@ const Movement = z.looseObject({ id: z.number(), folio_target: z.string() });
 
 export const CreateWarehouseEntryOutput = z.object({
   dry_run: z.boolean(),
-  request: z.looseObject({}).optional(),
+  ...dryRunOutput,
   movement: Movement.optional(),
+  /** The role of movement.third_parties_name/code: supplier, or customer on a return; absent when it has none. */
+  third_party_role: z.enum(["supplier", "customer"]).optional(),
   replayed: z.boolean().optional(),
 });
+
+const SCOPE = "create_warehouse_entry";
+/** Names a kept result in one line (a dry run's replay, an oversized record). */
+const entryName = (m: Pick<WarehouseMovement, "folio_target" | "id">) =>
+  `entry ${m.folio_target} (id ${m.id})`;
+
+/** Whether the movement names a third party at all (a return of an exit may have none). */
+const hasThirdParty = (m: WarehouseMovement) => Boolean(m.third_parties_code || m.third_parties_name);
 
 /** The movement as a plain record for structuredContent, with its ISO 4217 code (null when the name maps to none). */
 const asRecord = (m: WarehouseMovement) => {
@@ -85,12 +112,19 @@ function summarize(input: Input, body: WarehouseEntryBody): string {
   return `Write now (not a dry run): ${items} into warehouse ${quoted(input.warehouse_code)} as a ${kind} entry${costs}. Text from the agent, quoted: ${text}.`;
 }
 
+/** "customer Andes Mining (CUS-001)": the third party by its role, never a customer called supplier. */
+function party(m: WarehouseMovement, role: ThirdPartyRole | undefined): string {
+  if (role === undefined) return "no third party";
+  return `${role} ${m.third_parties_name || "(no name)"}${m.third_parties_code ? ` (${m.third_parties_code})` : ""}`;
+}
+
 export default defineTool({
   name: "create_warehouse_entry",
   title: "Register a warehouse stock entry",
   description: [
     "Register stock arriving in a warehouse: a new purchase, a receipt from a purchase order, or a return of an exit.",
-    "Use this tool when goods arrive. Use dry_run when unsure, and idempotency_key so a retry cannot enter goods twice.",
+    "Use this tool when goods arrive. Use idempotency_key so a retry cannot enter goods twice.",
+    "dry_run cannot tell whether the warehouse, codes, user, order or exit exist (no API to ask).",
     "From an order or exit: is_from_movement=true and its folio/document; omit items to receive all pending.",
     'Example: {"warehouse_code": "WH-MAIN", "movement_type": "purchase", "document": "INV-118", "code_user": "HR-001", "items": [{"code": "SP-1003", "qty": 4, "unit_cost": 12.5}]}',
   ].join("\n"),
@@ -102,26 +136,40 @@ export default defineTool({
     const body = toEntryBody(input);
     // Throws on a path that is not one safe segment, before anything is sent.
     const request = ctx.api.prepareWarehouseEntry(input.warehouse_code, body);
-    if (input.dry_run) return { dry_run: true, request: { ...request } };
+    if (input.dry_run) {
+      const key = await checkKey(ctx, SCOPE, input.idempotency_key, request, entryName);
+      const checks = entryChecks(input.warehouse_code, body);
+      // A third party comes from code_supplier or from the order or exit; a new purchase may have none.
+      const named = body.code_supplier !== undefined || body.movement_type === "2" || body.is_from_movement;
+      return {
+        ...dryRunResult(request, entryPlan(input.warehouse_code, body), checks, key),
+        ...(named ? { third_party_role: thirdPartyRole(body) } : {}),
+      };
+    }
 
     const write = async () => {
       await ctx.confirmWrite(summarize(input, body));
       return ctx.api.createWarehouseEntry(input.warehouse_code, body, { signal: ctx.signal });
     };
-    if (input.idempotency_key === undefined) return { dry_run: false, movement: asRecord(await write()) };
+    const role = thirdPartyRole(body);
+    const done = (m: WarehouseMovement, replayed?: boolean) => ({
+      dry_run: false,
+      movement: asRecord(m),
+      ...(hasThirdParty(m) ? { third_party_role: role } : {}),
+      ...(replayed === undefined ? {} : { replayed }),
+    });
+    if (input.idempotency_key === undefined) return done(await write());
     const { value, replayed } = await ctx.idempotency.run(
-      "create_warehouse_entry",
+      SCOPE,
       input.idempotency_key,
       request,
       write,
-      (m) => `entry ${m.folio_target} (id ${m.id})`,
+      entryName,
     );
-    return { dry_run: false, movement: asRecord(value), replayed };
+    return done(value, replayed);
   },
   toText(out) {
-    if (out.request) {
-      return `Dry run, nothing sent. Would send ${out.request.method} ${out.request.path} with body ${JSON.stringify(out.request.body)}`;
-    }
+    if (out.dry_run) return dryRunText(out);
     const m = out.movement as WarehouseMovement | undefined;
     if (!m) return "No movement was returned.";
     const t = movementTotals(m.movement_details);
@@ -135,7 +183,7 @@ export default defineTool({
           ? `total ${money(t.total)} with tax (of which tax ${money(t.tax ?? 0)})`
           : `total ${money(t.total)} (the API does not say whether it includes tax)`;
     return [
-      `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: entry ${m.folio_target} (id ${m.id}) ${m.movements_states_description} on ${m.date}, document ${m.document}${m.folio_source ? `, from ${m.folio_source}` : ""}; supplier ${m.third_parties_name || "-"}; ${m.movement_details.length} item(s), ${totals}.`,
+      `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: ${entryName(m)} ${m.movements_states_description} on ${m.date}, document ${m.document}${m.folio_source ? `, from ${m.folio_source}` : ""}; ${party(m, out.third_party_role)}; ${m.movement_details.length} item(s), ${totals}.`,
       ...m.movement_details.map(
         (d) =>
           `- ${d.code} ${d.items_description}: ${d.qty} ${d.units_description} x ${currencyLabel(currency)} ${d.unit_cost} (${taxLabel(d.tax_name, d.tax_rate)})`,

@@ -9,6 +9,8 @@ export const ListDagsOutput = z.object({
   id_company: z.string(),
   total: z.number(),
   returned: z.number(),
+  /** True when `dags` holds every DAG the hub counts in `total`. */
+  complete: z.boolean(),
   dags: z.array(
     z.object({
       dag_id: z.string(),
@@ -19,6 +21,18 @@ export const ListDagsOutput = z.object({
     }),
   ),
 });
+
+const dags = (n: number) => `${n} DAG${n === 1 ? "" : "s"}`;
+
+/** Complete ("all 4 DAGs") or what is missing; the hub has no paging, so no argument gets the rest. */
+function headline(out: z.output<typeof ListDagsOutput>): string {
+  if (out.returned === 0 && out.complete) return `Company ${out.id_company} has no DAGs (the hub counts 0).`;
+  if (!out.complete) {
+    return `${out.returned} of the ${dags(out.total)} the hub counts for company ${out.id_company}: it sent no more and has no paging, so no argument gets the other ${out.total - out.returned}:`;
+  }
+  const all = out.returned === 1 ? "The only DAG" : `All ${dags(out.returned)}`;
+  return `${all} of company ${out.id_company}${out.returned > out.total ? ` (the hub counts ${out.total})` : ""}:`;
+}
 
 export default defineTool({
   name: "list_dags",
@@ -39,6 +53,7 @@ export default defineTool({
       id_company: list.id_company,
       total: list.total,
       returned: list.dags.length,
+      complete: list.dags.length >= list.total,
       dags: list.dags.map((d) => ({
         ...d,
         age_days: d.last_run === null ? null : (daysSince(d.last_run, now) ?? null),
@@ -47,7 +62,7 @@ export default defineTool({
   },
   toText: (out) =>
     [
-      `Company ${out.id_company} has ${out.total} DAG(s); ${out.returned} returned${out.returned < out.total ? " (the hub sent no more; it has no paging)" : ""}:`,
+      headline(out),
       ...out.dags.map((d) => {
         const age = d.age_days === null ? "" : `, ${ranAgo(d.age_days)}`;
         return `- ${d.dag_id} ${d.description} (last run ${d.last_run ?? "never"}${age})`;

@@ -25,6 +25,15 @@ export const PRIORITY: Readonly<Record<number, string>> = {
 
 export const MOVEMENT_TYPE: Readonly<Record<"1" | "2", string>> = { "1": "purchase", "2": "return" };
 
+/**
+ * The role of a warehouse entry's third party by movement type: the supplier of a purchase, the
+ * customer of the exit a return brings back (api-spec §4.3 rule 4). Never call a customer "supplier".
+ */
+export const ENTRY_THIRD_PARTY_ROLE: Readonly<Record<"1" | "2", "supplier" | "customer">> = {
+  "1": "supplier",
+  "2": "customer",
+};
+
 /** The label of a code, or "unknown (<code>)" so an unexpected value is visible, never dropped. */
 export function labelOf(
   table: Readonly<Record<number, string>>,

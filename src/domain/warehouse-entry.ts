@@ -1,11 +1,14 @@
 /**
  * Input of `create_warehouse_entry` → the wire body of api-spec §4.3, with the local checks
  * the API would otherwise answer after a round trip (items needed, serial count, unit cost),
- * and the reading of a returned movement's totals and taxes.
+ * what a dry run could and could not check, the role of the entry's third party, and the
+ * reading of a returned movement's totals and taxes.
  */
 import type { MovementDetail, WarehouseEntryBody } from "../client/types.js";
 import { type IndexedError, UserInputError } from "../errors/api-error.js";
+import { ENTRY_THIRD_PARTY_ROLE } from "./labels.js";
 import { plainDecimal } from "./plain-decimal.js";
+import type { WriteChecks } from "./write-checks.js";
 
 export interface EntryInput {
   movement_type: "purchase" | "return" | 1 | 2;
@@ -41,6 +44,8 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
     );
   }
   const errors: IndexedError[] = [];
+  // A serial number names one unit: it cannot arrive twice in one entry, even under two items.
+  const serialAt = new Map<string, number>();
   for (const [index, item] of (input.items ?? []).entries()) {
     if (newPurchase && item.unit_cost === undefined) {
       errors.push({ index, error: `item ${item.code}: unit_cost is required on a new purchase` });
@@ -53,6 +58,15 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
         });
       } else if (new Set(item.serial_numbers).size !== item.serial_numbers.length) {
         errors.push({ index, error: `item ${item.code}: serial numbers repeat` });
+      } else {
+        const taken = item.serial_numbers.find((sn) => serialAt.has(sn));
+        if (taken !== undefined) {
+          errors.push({
+            index,
+            error: `item ${item.code}: serial number ${taken} is also on item ${serialAt.get(taken)}; each unit once`,
+          });
+        }
+        for (const sn of item.serial_numbers) if (!serialAt.has(sn)) serialAt.set(sn, index);
       }
     }
   }
@@ -78,6 +92,87 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
       serial_numbers: i.serial_numbers,
     })),
   };
+}
+
+export type ThirdPartyRole = "supplier" | "customer";
+
+/**
+ * The role of the entry's third party: the supplier of a purchase; on a return, the customer of
+ * the exit, unless code_supplier names a supplier in its place (api-spec §4.3 rule 4).
+ */
+export function thirdPartyRole(body: WarehouseEntryBody): ThirdPartyRole {
+  return body.code_supplier === undefined ? ENTRY_THIRD_PARTY_ROLE[body.movement_type] : "supplier";
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** The source a body points at: "purchase order 5001", "exit EX-7001", or none (a new purchase). */
+function sourceOf(body: WarehouseEntryBody): string | undefined {
+  if (body.movement_type === "2") return `exit ${body.document}`;
+  return body.is_from_movement ? `purchase order ${body.document}` : undefined;
+}
+
+/** Who the entry's third party will be, with its role. */
+function partyOf(body: WarehouseEntryBody): string {
+  if (body.code_supplier !== undefined) {
+    return `supplier ${body.code_supplier}${sourceOf(body) ? " (in place of the source's)" : ""}`;
+  }
+  if (body.movement_type === "2") return "the exit's customer";
+  return body.is_from_movement ? "the order's supplier" : "none (no code_supplier)";
+}
+
+/** What the real call would do, as a verb phrase: kind, source, total or partial, and its third party by role. */
+export function entryPlan(warehouseCode: string, body: WarehouseEntryBody): string {
+  const source = sourceOf(body);
+  const items = body.items ? count(body.items.length, "item") : undefined;
+  const party = `third party: ${partyOf(body)}`;
+  if (source === undefined)
+    return `create a new purchase of ${items} into warehouse ${warehouseCode}; ${party}`;
+  const isReturn = body.movement_type === "2";
+  const extent = items
+    ? `partial (${items})`
+    : `total (all ${isReturn ? "not yet returned" : "still pending"})`;
+  return `create ${isReturn ? "a return" : "a receipt"} of ${source} into warehouse ${warehouseCode}, ${extent}; ${party}`;
+}
+
+/** "exit EX-7001 is from WH-MAIN and has TL-1001 not yet returned, in that quantity". */
+function sourceRule(source: string, warehouseCode: string, codes: string[]): string {
+  const exit = source.startsWith("exit");
+  const where = `${source} is ${exit ? "from" : "for"} ${warehouseCode}`;
+  const left = exit ? "not yet returned" : "still pending";
+  return codes.length === 0
+    ? `${where} and has items ${left}`
+    : `${where} and has ${codes.join(", ")} ${left}, in that quantity`;
+}
+
+/** What a dry run of this body checked here (it passed toEntryBody), and what only the API can judge. */
+export function entryChecks(warehouseCode: string, body: WarehouseEntryBody): WriteChecks {
+  const items = body.items ?? [];
+  const source = sourceOf(body);
+  const checked = ["document and code_user given", `warehouse_code ${warehouseCode} is one path segment`];
+  if (source === undefined) checked.push("items given, each with unit_cost (a new purchase)");
+  if (items.length > 0) checked.push(`${count(items.length, "item")}: qty above 0, at most 6 decimals`);
+  const serials = items.some((i) => i.serial_numbers !== undefined);
+  if (serials) checked.push("one serial number per unit, none twice");
+
+  const codes = items.map((i) => i.code);
+  const taxes = [...new Set(items.flatMap((i) => (i.tax_name === undefined ? [] : [i.tax_name])))];
+  const center = [body.value_cost_center, body.description_cost_center].filter((c) => c !== undefined);
+  const notChecked = [
+    `warehouse ${warehouseCode} exists and is not integrated${codes.length > 0 ? `, and has ${codes.join(", ")}` : ""}`,
+    ...(source === undefined ? [] : [sourceRule(source, warehouseCode, codes)]),
+    `user ${body.code_user} exists and has a user account`,
+    ...(body.code_supplier === undefined ? [] : [`${body.code_supplier} exists and is a supplier`]),
+    ...(center.length === 0
+      ? []
+      : [
+          `cost center ${center.join(" / ")} exists${center.length === 2 ? " (both name the same one)" : ""}`,
+        ]),
+    ...(taxes.length === 0 ? [] : [`tax ${taxes.join(", ")} exists`]),
+    ...(serials ? ["the serial numbers fit their items"] : []),
+    "the credential may create warehouse entries",
+  ];
+  return { checked, not_checked: notChecked };
 }
 
 /** "IVA 19%" for tax_name "IVA 19%" and tax_rate 19 (the name often carries the rate already). */

@@ -5,8 +5,9 @@
  * until the call's time budget has passed since it started: then its outcome is unknown (its
  * server stopped mid-call) and the answer says to check the upstream.
  * Keys live in a namespace (one per tenant) and a scope (the tool).
- * `IdempotencyStore.run` holds the semantics; an `IdempotencyBackend` only keeps records (the
- * in-memory one in memory.ts, the shared one in redis.ts; both implement types.ts).
+ * `IdempotencyStore.run` holds the semantics; `peek` reads what `run` would meet, touching nothing
+ * (a dry run); an `IdempotencyBackend` only keeps records (the in-memory one in memory.ts, the
+ * shared one in redis.ts; both implement types.ts).
  * IMPORTANT: a key is released only when the call provably wrote nothing (refused before sending,
  * refused by the API, or never sent); any other failure is kept as "outcome unknown" so that a
  * retry cannot create a second entry. A backend that cannot answer refuses the write (fail closed).
@@ -105,6 +106,28 @@ export function requestHash(scope: string, request: unknown): string {
   return createHash("sha256").update(canonicalJson({ scope, request })).digest("hex");
 }
 
+/** The answer to a key reused with other arguments: by a keyed write, and by its dry run. */
+export const keyReusedError = (key: string) =>
+  new UserInputError(
+    `idempotency_key "${key}" was already used for a different request; use a new key for a new write`,
+    { idempotency_key: key },
+  );
+
+/**
+ * What a keyed write would meet now (`IdempotencyStore.peek`): no record, a record of another
+ * request, a first call that has not reported an outcome (still running, or, past its budget,
+ * unknown: `run` tells them apart by age, which a lookup does not return), a kept result (`value`
+ * absent when only its `summary` was kept), a kept ambiguous failure, or a store that did not answer.
+ */
+export type KeyState =
+  | { state: "unused" }
+  | { state: "mismatch" }
+  | { state: "in_progress" }
+  | { state: "done"; value: unknown; summary: string | undefined; expiresAt: number }
+  | { state: "failed"; message: string; expiresAt: number }
+  /** `reason`: the refusal a keyed write would get now (store unreachable, too slow, full, corrupt record). */
+  | { state: "unavailable"; reason: string };
+
 const refusal = (message: string, retryable: boolean, details: Record<string, unknown>) =>
   new ApiError({ code: ERROR_CODES.IDEMPOTENCY, message, retryable, details });
 
@@ -175,10 +198,7 @@ export class IdempotencyStore {
     }
     switch (claim.status) {
       case "mismatch":
-        throw new UserInputError(
-          `idempotency_key "${key}" was already used for a different request; use a new key for a new write`,
-          { idempotency_key: key },
-        );
+        throw keyReusedError(key);
       case "in_progress":
         if (claim.ageMs > this.#unknownAfterMs) throw unknownOutcome(key, claim.ageMs);
         throw refusal(
@@ -193,6 +213,29 @@ export class IdempotencyStore {
       case "claimed":
         return { value: await this.#first(id, write, summarize), replayed: false };
     }
+  }
+
+  /**
+   * What `run` would meet for this key and request, read only: it never claims, completes or
+   * releases a key, so a dry run cannot consume one. A store that does not answer is a state too.
+   */
+  async peek(scope: string, key: string, request: unknown): Promise<KeyState> {
+    let record: Awaited<ReturnType<IdempotencyBackend["lookup"]>>;
+    try {
+      record = await this.backend.lookup(recordId(this.#namespace, scope, key));
+    } catch (error) {
+      return { state: "unavailable", reason: this.#failed(key, error).message };
+    }
+    if (record === undefined) return { state: "unused" };
+    if (record.requestHash !== requestHash(scope, request)) return { state: "mismatch" };
+    const { outcome, expiresAt } = record;
+    if (outcome === undefined) return { state: "in_progress" };
+    if (!outcome.ok) {
+      const { message } = JSON.parse(outcome.json) as { message: string };
+      return { state: "failed", message, expiresAt };
+    }
+    const value = outcome.json === "" ? undefined : (JSON.parse(outcome.json) as unknown);
+    return { state: "done", value, summary: outcome.summary, expiresAt };
   }
 
   /** Counts and bytes of the backend (docs/robustness.md). */

@@ -178,7 +178,7 @@ function prepare(tool: AnyTool): Prepared {
 
 const INSTRUCTIONS = [
   "Tools for a maintenance-management (CMMS) platform: plan task resources, register warehouse stock entries, review work-order budgets, list warehouse classifications and ETL integrations.",
-  "Writes add records and never overwrite. Both writers take dry_run and idempotency_key. List results state total, returned and next_start.",
+  "Writes add records and never overwrite. Both writers take dry_run and idempotency_key. List results state total, returned, next_start and whether they are complete.",
 ].join("\n");
 
 let processSigner: StateSigner | undefined;

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisIdempotencyBackend } from "../../src/idempotency/redis.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { SEED } from "../../src/sandbox/index.js";
 import { AddTaskResourcesOutput } from "../../tools/add-task-resources.js";
 import { connect, textOf } from "../helpers/mcp.js";
@@ -44,6 +46,102 @@ describe("add_task_resources", () => {
       - #<id> HUMAN_RESOURCES 12 unit_cost 0
       - #<id> SERVICES 31 unit_cost 120"
     `);
+  });
+
+  it("dry_run says what it checked here and what only the API can tell, and sends nothing", async () => {
+    const before = posts();
+    const result = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      resources: [
+        { type_description: "INVENTORY", id_item: SEED.items.sparePart },
+        { type_description: "INVENTORY", id_item: SEED.items.tool },
+        { type_description: "HUMAN_RESOURCES", id_hourly_rate: SEED.hourlyRates.technician },
+      ],
+      dry_run: true,
+    });
+    expect(result.isError).toBeFalsy();
+    const out = AddTaskResourcesOutput.parse(result.structuredContent);
+    expect(out).toMatchObject({
+      dry_run: true,
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      checked: [
+        "3 resource(s), within 1 to 50",
+        "each has the reference its type needs",
+        "no resource twice",
+      ],
+    });
+    expect(out.idempotency).toBeUndefined();
+    expect(textOf(result)).toMatchInlineSnapshot(`
+      "[sandbox] Dry run: nothing sent, nothing written. The real call would add 3 resource(s) to task 102 of task plan 1.
+      Checked here, passed: 3 resource(s), within 1 to 50; each has the reference its type needs; no resource twice.
+      Not checked (the API has no endpoint to ask; only the real call can tell): task plan 1 exists and task 102 is in it; id_item 1003, 1001 are tools or spare parts; id_hourly_rate 11 exists; none is on the task already; the credential may edit task plans and the company has the advanced-APIs add-on.
+      No idempotency_key: if the real call fails unclearly, a retry could write twice; send one.
+      Would send POST /api/group_tasks/1/tasks/102/resources {"resources":[{"type_description":"INVENTORY","id_item":1003},{"type_description":"INVENTORY","id_item":1001},{"type_description":"HUMAN_RESOURCES","id_hourly_rate":11}]}"
+    `);
+    expect(posts()).toBe(before);
+  });
+
+  it("dry_run with idempotency_key: unused (and not taken), then a replay, then refused for another request", async () => {
+    const args = {
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      resources: [{ type_description: "SERVICES", id_service_type: SEED.serviceTypes.calibration }],
+      idempotency_key: "plan-dry-1",
+    };
+    const before = posts();
+    const dry = await call({ ...args, dry_run: true });
+    expect(dry.structuredContent).toMatchObject({ idempotency: { key: "plan-dry-1", state: "unused" } });
+    const real = await call(args);
+    expect(real.structuredContent).toMatchObject({ dry_run: false, replayed: false, total: 1 });
+    expect(posts()).toBe(before + 1);
+    const id = (real.structuredContent as { resources: { id: number }[] }).resources[0]!.id;
+
+    const again = await call({ ...args, dry_run: true });
+    expect(again.structuredContent).toMatchObject({
+      idempotency: { key: "plan-dry-1", state: "replay", detail: `resource ids ${id}` },
+    });
+    expect(textOf(again).split("\n")[3]).toBe(
+      `idempotency_key "plan-dry-1": already used for this same request (resource ids ${id}); the real call writes nothing new and answers with that result.`,
+    );
+    const other = await call({
+      ...args,
+      resources: [{ type_description: "SERVICES", id_service_type: 33 }],
+      dry_run: true,
+    });
+    expect(other.isError).toBe(true);
+    expect(firstLine(other)).toMatch(
+      /idempotency_key "plan-dry-1" was already used for a different request; use a new key/,
+    );
+    expect(posts()).toBe(before + 1);
+  });
+
+  it("dry_run with idempotency_key when the store does not answer: says so, sends nothing, and is not an error", async () => {
+    const backend = new RedisIdempotencyBackend({ url: "redis://127.0.0.1:1", timeoutMs: 200 });
+    const down = await connect({ clients: fx.clients(), idempotency: new IdempotencyStore({ backend }) });
+    try {
+      const before = posts();
+      const dry = await down.client.callTool({
+        name: "add_task_resources",
+        arguments: {
+          id_group_task: SEED.taskPlans.main,
+          id_task: SEED.tasks.main2,
+          resources: [{ type_description: "SERVICES", id_service_type: SEED.serviceTypes.inspection }],
+          idempotency_key: "plan-dry-down",
+          dry_run: true,
+        },
+      });
+      expect(dry.isError).toBeFalsy();
+      expect(dry.structuredContent).toMatchObject({ idempotency: { state: "unavailable" } });
+      expect(textOf(dry)).toMatch(
+        /the store could not be read; the real call would be answered now: "the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key/,
+      );
+      expect(posts()).toBe(before);
+    } finally {
+      await down.close();
+      await backend.close();
+    }
   });
 
   it("rejects duplicates inside the request locally, listing every index, without calling upstream", async () => {
@@ -150,6 +248,20 @@ describe("add_task_resources", () => {
     });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ total: 1, resources: [{ unit_cost: 52.5 }] });
+  });
+
+  it("dry_run refuses duplicates exactly as the real call does", async () => {
+    const result = await call({
+      id_group_task: SEED.taskPlans.main,
+      id_task: SEED.tasks.main2,
+      resources: [
+        { type_description: "HUMAN_RESOURCES", id_hourly_rate: SEED.hourlyRates.technician },
+        { type_description: "HUMAN_RESOURCES", id_hourly_rate: SEED.hourlyRates.technician },
+      ],
+      dry_run: true,
+    });
+    expect(result.isError).toBe(true);
+    expect(firstLine(result)).toMatch(/^Invalid input: resources: \[1\] duplicate of resource 0/);
   });
 
   it.each([

@@ -53,12 +53,18 @@ describe("create_warehouse_entry", () => {
       .replace(/entry \S+ \(id \d+\)/, "entry <folio> (id <id>)")
       .replace(/on \d{4}-\d{2}-\d{2}/, "on <date>");
     expect(text).toMatchInlineSnapshot(`
-      "[sandbox] Created: entry <folio> (id <id>) IN on <date>, document INV-2026-PIN; supplier Industrial Supply Co.; 1 item(s), total USD 160.00 before tax (tax USD 30.40 from the line rates).
+      "[sandbox] Created: entry <folio> (id <id>) IN on <date>, document INV-2026-PIN; supplier Industrial Supply Co. (SUP-001); 1 item(s), total USD 160.00 before tax (tax USD 30.40 from the line rates).
       - TL-1002 Feeler gauge set: 2 Set x USD 80 (IVA 19%)"
     `);
     const dry = await call({ ...purchase, dry_run: true });
     expect(textOf(dry)).toMatchInlineSnapshot(
-      `"[sandbox] Dry run, nothing sent. Would send POST /api/warehouse_entries_orders/WH-MAIN with body {"movement_type":"1","is_from_movement":false,"document":"INV-2026-001","code_user":"HR-001","code_supplier":"SUP-001","value_cost_center":"CC-100","items":[{"code":"TL-1002","qty":"2","unit_cost":80}]}"`,
+      `
+      "[sandbox] Dry run: nothing sent, nothing written. The real call would create a new purchase of 1 item into warehouse WH-MAIN; third party: supplier SUP-001.
+      Checked here, passed: document and code_user given; warehouse_code WH-MAIN is one path segment; items given, each with unit_cost (a new purchase); 1 item: qty above 0, at most 6 decimals.
+      Not checked (the API has no endpoint to ask; only the real call can tell): warehouse WH-MAIN exists and is not integrated, and has TL-1002; user HR-001 exists and has a user account; SUP-001 exists and is a supplier; cost center CC-100 exists; the credential may create warehouse entries.
+      No idempotency_key: if the real call fails unclearly, a retry could write twice; send one.
+      Would send POST /api/warehouse_entries_orders/WH-MAIN {"movement_type":"1","is_from_movement":false,"document":"INV-2026-001","code_user":"HR-001","code_supplier":"SUP-001","value_cost_center":"CC-100","items":[{"code":"TL-1002","qty":"2","unit_cost":80}]}"
+    `,
     );
   });
 
@@ -75,7 +81,7 @@ describe("create_warehouse_entry", () => {
     expect(result.structuredContent).toMatchObject({ resources: [{ unit_cost: 80 }] });
   });
 
-  it("dry_run returns the exact request and sends nothing", async () => {
+  it("dry_run returns the exact request, what it checked and what it could not, and sends nothing", async () => {
     const before = entryPosts();
     const result = await call({ ...purchase, movement_type: 1, dry_run: true });
     expect(result.isError).toBeFalsy();
@@ -95,10 +101,166 @@ describe("create_warehouse_entry", () => {
           items: [{ code: "TL-1002", qty: "2", unit_cost: 80 }],
         },
       },
+      plan: "create a new purchase of 1 item into warehouse WH-MAIN; third party: supplier SUP-001",
+      third_party_role: "supplier",
+      checked: [
+        "document and code_user given",
+        "warehouse_code WH-MAIN is one path segment",
+        "items given, each with unit_cost (a new purchase)",
+        "1 item: qty above 0, at most 6 decimals",
+      ],
+      not_checked: [
+        "warehouse WH-MAIN exists and is not integrated, and has TL-1002",
+        "user HR-001 exists and has a user account",
+        "SUP-001 exists and is a supplier",
+        "cost center CC-100 exists",
+        "the credential may create warehouse entries",
+      ],
     });
-    expect(textOf(result)).toMatch(
-      /^\[sandbox\] Dry run, nothing sent\. Would send POST \/api\/warehouse_entries_orders\/WH-MAIN/,
+    expect(entryPosts()).toBe(before);
+  });
+
+  it("dry run of a customer return: the plan names the customer by role; nothing is sent", async () => {
+    const before = entryPosts();
+    const result = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "return",
+      document: SEED.exits.returnable,
+      code_user: SEED.users.withAccount,
+      items: [{ code: SEED.itemCodes.tool, qty: 1 }],
+      dry_run: true,
+      idempotency_key: "return-andes-1",
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      third_party_role: "customer",
+      idempotency: { key: "return-andes-1", state: "unused" },
+    });
+    expect(textOf(result)).toMatchInlineSnapshot(`
+      "[sandbox] Dry run: nothing sent, nothing written. The real call would create a return of exit EX-7001 into warehouse WH-MAIN, partial (1 item); third party: the exit's customer.
+      Checked here, passed: document and code_user given; warehouse_code WH-MAIN is one path segment; 1 item: qty above 0, at most 6 decimals.
+      Not checked (the API has no endpoint to ask; only the real call can tell): warehouse WH-MAIN exists and is not integrated, and has TL-1001; exit EX-7001 is from WH-MAIN and has TL-1001 not yet returned, in that quantity; user HR-001 exists and has a user account; the credential may create warehouse entries.
+      idempotency_key "return-andes-1": not used yet; the real call writes once, and a retry with it returns that result.
+      Would send POST /api/warehouse_entries_orders/WH-MAIN {"movement_type":"2","is_from_movement":false,"document":"EX-7001","code_user":"HR-001","items":[{"code":"TL-1001","qty":"1"}]}"
+    `);
+    expect(entryPosts()).toBe(before);
+  });
+
+  it("a return names its third party as the customer, in text and structured content; a purchase as the supplier", async () => {
+    const returned = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "return",
+      document: SEED.exits.returnable,
+      code_user: SEED.users.withAccount,
+      items: [{ code: SEED.itemCodes.tool, qty: 1 }],
+    });
+    expect(returned.isError).toBeFalsy();
+    expect(returned.structuredContent).toMatchObject({
+      third_party_role: "customer",
+      movement: { third_parties_code: SEED.nonSupplier, third_parties_name: "Andes Mining (customer)" },
+    });
+    expect(firstLine(returned)).toMatch(/; customer Andes Mining \(customer\) \(CUS-001\);/);
+    expect(textOf(returned)).not.toMatch(/supplier/);
+
+    const bought = await call({ ...purchase, document: "INV-ROLE-1" });
+    expect(bought.structuredContent).toMatchObject({
+      third_party_role: "supplier",
+      movement: { third_parties_code: SEED.suppliers.main },
+    });
+    // A return with code_supplier: the supplier named replaces the exit's customer (api-spec §4.3 rule 4).
+    const toSupplier = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "return",
+      document: SEED.exits.returnable,
+      code_user: SEED.users.withAccount,
+      code_supplier: SEED.suppliers.second,
+      items: [{ code: SEED.itemCodes.tool, qty: 1 }],
+    });
+    expect(toSupplier.structuredContent).toMatchObject({
+      third_party_role: "supplier",
+      movement: { third_parties_code: SEED.suppliers.second },
+    });
+    // A return of an exit without a third party: said so, never a blank "supplier -".
+    const noParty = await call({
+      warehouse_code: SEED.warehouses.main,
+      movement_type: "return",
+      document: SEED.exits.serial,
+      code_user: SEED.users.withAccount,
+      items: [{ code: SEED.itemCodes.serialSparePart, qty: 1, serial_numbers: ["SN-0001"] }],
+    });
+    expect(noParty.structuredContent).not.toHaveProperty("third_party_role");
+    expect(firstLine(noParty)).toMatch(/; no third party;/);
+  });
+
+  it("dry run with idempotency_key: never takes the key, then reports a replay, and refuses the key for another request", async () => {
+    const args = { ...purchase, document: "INV-DRY-KEY", idempotency_key: "dry-key-1" };
+    const before = entryPosts();
+    const dry = await call({ ...args, dry_run: true });
+    expect(dry.structuredContent).toMatchObject({ idempotency: { key: "dry-key-1", state: "unused" } });
+    expect(textOf(dry)).toMatch(/idempotency_key "dry-key-1": not used yet; the real call writes once/);
+    // The dry run did not claim the key: the real call writes.
+    const real = await call(args);
+    expect(real.structuredContent).toMatchObject({ dry_run: false, replayed: false });
+    expect(entryPosts()).toBe(before + 1);
+    const folio = (real.structuredContent as { movement: { folio_target: string; id: number } }).movement;
+
+    const again = await call({ ...args, dry_run: true });
+    expect(again.structuredContent).toMatchObject({
+      idempotency: { state: "replay", detail: `entry ${folio.folio_target} (id ${folio.id})` },
+    });
+    expect(textOf(again)).toMatch(
+      /already used for this same request \(entry \S+ \(id \d+\)\); the real call writes nothing new/,
     );
+
+    const other = await call({ ...args, document: "INV-OTHER", dry_run: true });
+    expect(other.isError).toBe(true);
+    expect(firstLine(other)).toBe(
+      'Invalid input: idempotency_key "dry-key-1" was already used for a different request; use a new key for a new write',
+    );
+    expect(entryPosts()).toBe(before + 1);
+  });
+
+  it("dry run with idempotency_key: a call still running, and a first call without a confirmed outcome", async () => {
+    const route = `POST /api/warehouse_entries_orders/${SEED.warehouses.main}`;
+    const args = { ...purchase, document: "INV-DRY-SLOW", idempotency_key: "dry-key-slow" };
+    fx.sb.faults.latency(400, route);
+    try {
+      const running = call(args);
+      // The real call claims the key before it sends; poll until the dry run sees it.
+      let dry = await call({ ...args, dry_run: true });
+      for (
+        let i = 0;
+        i < 20 &&
+        (dry.structuredContent as { idempotency: { state: string } }).idempotency.state === "unused";
+        i++
+      ) {
+        await new Promise((r) => setTimeout(r, 10));
+        dry = await call({ ...args, dry_run: true });
+      }
+      expect(dry.structuredContent).toMatchObject({ idempotency: { state: "in_progress" } });
+      expect(textOf(dry)).toMatch(
+        /its first call has not reported an outcome yet; the real call sends nothing and says whether it is still running/,
+      );
+      expect((await running).isError).toBeFalsy();
+    } finally {
+      fx.sb.faults.latency(0, route);
+    }
+
+    fx.sb.faults.resetNext(route, 1);
+    const lost = { ...purchase, document: "INV-DRY-LOST", idempotency_key: "dry-key-lost" };
+    expect((await call(lost)).isError).toBe(true);
+    const dry = await call({ ...lost, dry_run: true });
+    expect(dry.structuredContent).toMatchObject({ idempotency: { state: "outcome_unknown" } });
+    expect(textOf(dry)).toMatch(
+      /ended without a confirmed outcome \(.+\); the real call sends nothing: check upstream/,
+    );
+  });
+
+  it("dry run fails on the same local rules as the real call, and sends nothing", async () => {
+    const before = entryPosts();
+    const result = await call({ ...purchase, items: undefined, dry_run: true });
+    expect(result.isError).toBe(true);
+    expect(firstLine(result)).toMatch(/items: required for a new purchase/);
     expect(entryPosts()).toBe(before);
   });
 
@@ -171,6 +333,15 @@ describe("create_warehouse_entry", () => {
     [
       { items: [{ code: "SP-1004", qty: 2, unit_cost: 1, serial_numbers: ["A"] }] },
       /1 serial number\(s\) for qty 2/,
+    ],
+    [
+      {
+        items: [
+          { code: "SP-1004", qty: 1, unit_cost: 1, serial_numbers: ["SN-9"] },
+          { code: "SP-1004", qty: 1, unit_cost: 1, serial_numbers: ["SN-9"] },
+        ],
+      },
+      /\[1\] item SP-1004: serial number SN-9 is also on item 0; each unit once/,
     ],
     [{ items: [{ code: "SP-1003", qty: 0, unit_cost: 1 }] }, /items\.0\.qty/],
     [{ movement_type: "sale" }, /movement_type/],

@@ -35,9 +35,26 @@ describe("list_dags", () => {
     for (const d of out.dags) {
       expect(d.age_days).toBe(Math.round((today - Date.parse(d.last_run!)) / 86_400_000));
     }
-    expect(textOf(result).split("\n")[0]).toBe(
-      `[sandbox] Company 1 has ${out.total} DAG(s); ${out.returned} returned:`,
+    expect(out.complete).toBe(true);
+    expect(textOf(result).split("\n")[0]).toBe(`[sandbox] All ${out.total} DAGs of company 1:`);
+  });
+
+  it("says when the hub sent fewer DAGs than it counts, and that no argument gets the rest", async () => {
+    const dag = {
+      dag_id: "0b9f7f52-2f0e-4f57-9d43-8f3c1c1b2a10",
+      description: "ERP sync",
+      last_run: "2026-03-01",
+    };
+    fx.sb.faults.failNext("/hub", 1, { status: 200, body: { id_company: "1", total: 3, dags: [dag] } });
+    const short = await callWith("demo");
+    expect(short.structuredContent).toMatchObject({ total: 3, returned: 1, complete: false });
+    expect(firstLine(short)).toBe(
+      "[sandbox] 1 of the 3 DAGs the hub counts for company 1: it sent no more and has no paging, so no argument gets the other 2:",
     );
+    fx.sb.faults.failNext("/hub", 1, { status: 200, body: { id_company: "1", total: 0, dags: [] } });
+    const none = await callWith("demo");
+    expect(none.structuredContent).toMatchObject({ total: 0, returned: 0, complete: true, dags: [] });
+    expect(textOf(none)).toBe("[sandbox] Company 1 has no DAGs (the hub counts 0).");
   });
 
   it("explains a missing hub permission (403 OAUTH2_ETL_ACCESS_DENIED)", async () => {
@@ -93,6 +110,7 @@ describe("list_dags on a fixed date", () => {
     const out = ListDagsOutput.parse(await listDags.handler({}, ctx));
     expect(out).toMatchInlineSnapshot(`
       {
+        "complete": true,
         "dags": [
           {
             "age_days": 6,
@@ -125,7 +143,7 @@ describe("list_dags on a fixed date", () => {
       }
     `);
     expect(listDags.toText(out)).toMatchInlineSnapshot(`
-      "Company 1 has 4 DAG(s); 4 returned:
+      "All 4 DAGs of company 1:
       - f5d5d136-ddb9-44b2-aab3-d380fedc6c5a Nightly ERP purchase-order sync (last run 2026-03-04, ran 6 days ago)
       - 166e3e6a-aa79-4a21-824a-01064d419a43 Work-order costs export to data warehouse (last run 2026-03-09, ran yesterday)
       - a4bb2a2a-1800-41f0-b7b8-f5beeb8ca8eb IoT sensor readings import (last run 2026-03-03, ran 7 days ago)
