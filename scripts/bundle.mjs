@@ -2,10 +2,10 @@
 /**
  * `npm run bundle` → maintenance-mcp.mcpb, the MCP Bundle for Claude Desktop (one-click install).
  * The bundle holds exactly the npm package (`npm pack`, so the same files a registry user gets),
- * mcpb/manifest.json and its icon (mcpb/icon.png, drawn by scripts/make-icon.mjs), and production node_modules installed from package-lock.json
- * (`npm ci --omit=dev`, offline from the npm cache when possible: OpenTelemetry and Redis only, the
- * rest is inside the dist/bin/ build). `mcpb validate` and `mcpb pack` (devDependency
- * @anthropic-ai/mcpb) check and zip it. Expects a built dist/.
+ * mcpb/manifest.json and its icon (mcpb/icon.png, drawn by scripts/make-icon.mjs), and production
+ * node_modules installed from package-lock.json (`npm ci --omit=dev`, offline from the npm cache when
+ * possible: none today, everything is inside the dist/bin/ build). `mcpb validate` and `mcpb pack`
+ * (devDependency @anthropic-ai/mcpb) check and zip it. Expects a built dist/.
  *
  *   node scripts/bundle.mjs [--out FILE]
  */

@@ -127,5 +127,7 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
     closed = true;
     return transport.close();
   };
-  return { api, hub, warm, close };
+  const accessToken =
+    oauth === undefined ? undefined : async () => ({ expiresAt: (await oauth.token()).expiresAt });
+  return { api, hub, accessToken, warm, close };
 }

@@ -13,8 +13,10 @@
  */
 import type { Agent, Dispatcher } from "undici";
 import type { TokenExchange } from "../auth/oauth.js";
+import { PLAIN_HTTP_TO_TLS } from "../errors/failure-codes.js";
 import { requestSummary, transportError } from "../errors/normalize.js";
 import type { SecretScope } from "../errors/secret.js";
+import { speaksTls } from "./tls-probe.js";
 
 /** Largest response body accepted (a budget page of 100 with items is well under 1 MiB). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -90,6 +92,20 @@ function utf8Text(chunks: Buffer[], length: number): string {
   return bytes.toString("utf8", bom);
 }
 
+/** Codes of a connection closed by the server. */
+const CUT_OFF = new Set(["UND_ERR_SOCKET", "ECONNRESET"]);
+
+/** `failure`, or, when the origin's port speaks TLS, the failure that says so (PLAIN_HTTP_TO_TLS). */
+async function plainHttpToTls(origin: string, failure: TransportFailure): Promise<TransportFailure> {
+  const url = new URL(origin);
+  const port = Number(url.port || 80);
+  const tls = await speaksTls(url.hostname.replace(/^\[|\]$/g, ""), port, 2_000).catch(() => false);
+  if (!tls) return failure;
+  return new TransportFailure(PLAIN_HTTP_TO_TLS, `${url.host} speaks TLS (HTTPS), not plain HTTP`, {
+    cause: failure,
+  });
+}
+
 const onTimeout = (exchange: Exchange) =>
   exchange.stop(new TransportFailure("TIMEOUT", `no answer within ${exchange.timeoutMs} ms`));
 
@@ -110,6 +126,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   readonly #timer: NodeJS.Timeout;
 
   constructor(
+    readonly origin: string,
     readonly timeoutMs: number,
     private readonly caller: AbortSignal | undefined,
     private readonly resolve: (response: RawResponse) => void,
@@ -158,7 +175,13 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
     const message = error instanceof Error ? error.message : String(error);
-    this.#settle(new TransportFailure(errorCode(error), message, { cause: error }));
+    const failure = new TransportFailure(errorCode(error), message, { cause: error });
+    // Cut off before any answer on http://: a TLS server does that to a plain request. Ask it.
+    if (this.#status === 0 && this.origin.startsWith("http:") && CUT_OFF.has(failure.code)) {
+      void plainHttpToTls(this.origin, failure).then((f) => this.#settle(f));
+      return;
+    }
+    this.#settle(failure);
   }
 
   #settle(outcome: RawResponse | TransportFailure): void {
@@ -225,7 +248,7 @@ export class Transport {
     const agent = this.#agent ?? (await this.warm());
     if (caller?.aborted) throw new TransportFailure("CANCELLED", "aborted before sending");
     return new Promise<RawResponse>((resolve, reject) => {
-      const exchange = new Exchange(req.timeoutMs, caller, resolve, reject);
+      const exchange = new Exchange(req.origin, req.timeoutMs, caller, resolve, reject);
       agent.dispatch(
         {
           origin: req.origin,

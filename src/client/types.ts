@@ -141,6 +141,11 @@ export interface Clients {
   /** Undefined when no OAuth credentials are configured (the hub needs Bearer). */
   hub: HubApi | undefined;
   /**
+   * Fetch the OAuth access token now (or give the cached one): `maintenance-mcp --check` tests the
+   * credentials with it. Undefined without OAuth credentials. Rejects with an ApiError.
+   */
+  accessToken?: (() => Promise<{ expiresAt: number }>) | undefined;
+  /**
    * Load the HTTP stack (undici, and hawk for MMS_AUTH=hawk) and fetch the OAuth token in the
    * background, so the first call does not wait for them. Never rejects: a failure surfaces on
    * the first call instead. Starts after `delayMs` (default WARM_DELAY_MS); a later call with a

@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
 import { Secret, SecretScope } from "../errors/secret.js";
-import { closest } from "./suggest.js";
+import { closest, editDistance, normalise } from "./suggest.js";
+import { SAFETY_VARIABLES, SECRET_VARIABLES, VARIABLE_NAMES, type Variable } from "./variables.js";
 
 /** The upstream settings of interface.md §2: also what a tenant's `upstream` takes (src/hosting/tenants.ts). */
 export const UPSTREAM_VARIABLES = [
@@ -28,12 +29,7 @@ export const UPSTREAM_VARIABLES = [
 ] as const;
 
 /** Every MMS_* variable the server reads (the flag variables are read by src/main/cli.ts). */
-export const KNOWN_VARIABLES = [
-  ...UPSTREAM_VARIABLES,
-  "MMS_SANDBOX",
-  "MMS_READ_ONLY",
-  "MMS_CONFIRM_WRITES",
-] as const;
+export const KNOWN_VARIABLES: readonly string[] = VARIABLE_NAMES.filter((n) => n.startsWith("MMS_"));
 
 /** LOG_LEVEL's values, most severe first (src/telemetry/logger.ts ranks them). */
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
@@ -121,25 +117,118 @@ function read(env: Env, name: string): string | undefined {
   return v === undefined || v === "" || PLACEHOLDER.test(v) ? undefined : v;
 }
 
+/** What the start-up check of the environment found: problems stop the start, warnings are logged. */
+export interface EnvironmentCheck {
+  problems: ConfigProblem[];
+  warnings: string[];
+}
+
 /**
- * Warnings about the environment that do not stop the server (printed at start): a misspelt
- * MMS_* name, which would otherwise be ignored silently, and unsubstituted placeholders.
+ * Whether a name looks meant for this server: it starts with MMS or MCP (any case, with or without
+ * the underscore), or its first part is one edit from either (MSS_, MPC_, MM_). Other software's
+ * variables (IS_SANDBOX, HTTP_TOKEN) are never taken for ours.
  */
-export function configWarnings(env: Env): string[] {
+function looksOurs(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (upper.startsWith("MMS") || upper.startsWith("MCP")) return true;
+  const end = upper.search(/[_-]/);
+  const head = end === -1 ? upper : upper.slice(0, end);
+  // Runs for every variable of the environment at start: no allocation on the common path.
+  return head.length >= 2 && head.length <= 4 && (withinOneEdit(head, "MMS") || withinOneEdit(head, "MCP"));
+}
+
+/** Whether `a` is at most one edit (insertion, deletion, substitution, adjacent swap) from `b`. */
+function withinOneEdit(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  if (a.length === b.length) {
+    const diff: number[] = [];
+    for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+    if (diff.length <= 1) return true;
+    const [i, j] = diff as [number, number];
+    return diff.length === 2 && j === i + 1 && a[i] === b[j] && a[j] === b[i];
+  }
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < short.length && long[i] === short[i]) i++;
+  return long.slice(i + 1) === short.slice(i);
+}
+
+/**
+ * The safety variable an unknown name is a near-miss of, if any: a name that looks ours and is
+ * the same up to case, `_` and `-`, or a few edits away (a third of its length, at most 3).
+ */
+function nearSafetyVariable(name: string): Variable | undefined {
+  if (!looksOurs(name)) return undefined;
+  const needle = normalise(name);
+  const limit = Math.min(3, Math.max(1, Math.floor(needle.length / 3)));
+  let best: { variable: Variable; distance: number } | undefined;
+  for (const variable of SAFETY_VARIABLES) {
+    const distance = editDistance(needle, normalise(variable.name));
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { variable, distance };
+  }
+  return best?.variable;
+}
+
+/**
+ * The start-up check of the environment's names (interface.md §1). A near-miss of a safety
+ * variable (MMS_READONLY, MMS_READ_0NLY, mms_read_only, MCP_HTTP_TOKNE) that holds a value is a
+ * problem: ignored, it would leave the server less safe than asked. An unknown MMS_* name, or an
+ * MCP_* name close to a known one, is a warning with the closest known name; so is a placeholder
+ * left unsubstituted. `caseInsensitive`: the platform's environment ignores case (Windows), so a
+ * name that differs only in case is the variable itself. Never quotes a value.
+ */
+export function checkEnvironment(env: Env, options: { caseInsensitive?: boolean } = {}): EnvironmentCheck {
+  const problems: ConfigProblem[] = [];
   const warnings: string[] = [];
-  const known: readonly string[] = KNOWN_VARIABLES;
+  const known = new Set(VARIABLE_NAMES);
   for (const name of Object.keys(env).sort()) {
-    if (!name.startsWith("MMS_")) continue;
-    if (!known.includes(name)) {
-      const guess = closest(name, KNOWN_VARIABLES);
+    const value = env[name]?.trim() ?? "";
+    if (known.has(name) || (options.caseInsensitive && known.has(name.toUpperCase()))) {
+      if (PLACEHOLDER.test(value))
+        warnings.push(`${name} holds an unsubstituted placeholder and is treated as not set`);
+      continue;
+    }
+    const safety = nearSafetyVariable(name);
+    if (safety !== undefined && value !== "" && !PLACEHOLDER.test(value)) {
+      problems.push({
+        variable: name,
+        expected: `not a variable this server reads; did you mean ${safety.name}? Ignored, ${safety.ifMissed}, so the server does not start: rename it to ${safety.name} (or remove it)`,
+      });
+      continue;
+    }
+    const lower = name.toLowerCase();
+    if (!lower.startsWith("mms_") && !lower.startsWith("mcp_")) continue;
+    const guess = closest(name, VARIABLE_NAMES);
+    if (lower.startsWith("mms_") || guess !== undefined) {
       warnings.push(
         `${name} is not a variable this server reads and is ignored${guess ? `; did you mean ${guess}?` : ""} (see README, "Configuration")`,
       );
-    } else if (PLACEHOLDER.test(env[name]?.trim() ?? "")) {
-      warnings.push(`${name} holds an unsubstituted placeholder and is treated as not set`);
     }
   }
-  return warnings;
+  return { problems, warnings };
+}
+
+/** The warnings of checkEnvironment (a misspelt name, an unsubstituted placeholder). */
+export function configWarnings(env: Env): string[] {
+  return checkEnvironment(env).warnings;
+}
+
+/**
+ * The values in `env` that are credentials: those of the secret variables and of names close to
+ * one (a misspelt MMS_CLIENT_SCRET still holds the secret). The caller wraps them in `Secret` so
+ * that every text is scrubbed of them even when the configuration is refused.
+ */
+export function secretValues(env: Env): string[] {
+  const values: string[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    const value = raw?.trim();
+    if (value === undefined || value === "" || PLACEHOLDER.test(value)) continue;
+    const secret = VARIABLE_NAMES.includes(name)
+      ? SECRET_VARIABLES.includes(name)
+      : looksOurs(name) && closest(name, SECRET_VARIABLES) !== undefined;
+    if (secret) values.push(value);
+  }
+  return values;
 }
 
 /** A URL that includes the path the server appends itself, e.g. MMS_AUTH_URL ending in /oauth/token. */

@@ -4,7 +4,8 @@
  * be a typo rather than a different word.
  */
 
-const normalise = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
+/** The form names are compared in: lower case, without `-` and `_`. */
+export const normalise = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
 
 /** Edit distance with adjacent transpositions (optimal string alignment). */
 export function editDistance(a: string, b: string): number {

@@ -16,6 +16,9 @@ export interface FailureCode {
   timeout: boolean;
 }
 
+/** Our code for a plain-HTTP request to a port that speaks TLS (the server dropped it unread). */
+export const PLAIN_HTTP_TO_TLS = "ERR_PLAIN_HTTP_TO_TLS";
+
 const code = (neverSent: boolean, transient: boolean, timeout = false): FailureCode =>
   Object.freeze({ neverSent, transient, timeout });
 
@@ -39,7 +42,17 @@ export const FAILURE_CODES: Readonly<Record<string, FailureCode>> = Object.freez
   UND_ERR_HEADERS_TIMEOUT: code(false, true, true),
   UND_ERR_BODY_TIMEOUT: code(false, true, true),
   TIMEOUT: code(false, true, true),
+  // An https:// URL on a port that speaks plain HTTP: the handshake failed, nothing was sent.
+  ERR_SSL_WRONG_VERSION_NUMBER: code(true, false),
+  ERR_SSL_PACKET_LENGTH_TOO_LONG: code(true, false),
+  // An http:// URL on a port that speaks TLS (found by src/client/tls-probe.ts): the server dropped
+  // the request unread, so it was not applied.
+  [PLAIN_HTTP_TO_TLS]: code(true, false),
 });
+
+/** The TLS failures of an https:// URL whose port speaks plain HTTP. */
+export const isTlsToPlainHttp = (name: string): boolean =>
+  name === "ERR_SSL_WRONG_VERSION_NUMBER" || name === "ERR_SSL_PACKET_LENGTH_TOO_LONG";
 
 /** What the client knows about a transport failure code; undefined for codes it does not know. */
 export function failureCode(name: string): FailureCode | undefined {

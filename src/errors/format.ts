@@ -6,6 +6,7 @@
  * caller's scope (a tenant's answers are scrubbed with that tenant's secrets only).
  */
 import { ApiError, ConfigError, type ErrorCode, type IndexedError, UserInputError } from "./api-error.js";
+import { isTlsToPlainHttp, PLAIN_HTTP_TO_TLS } from "./failure-codes.js";
 import { redact, scrubText } from "./redact.js";
 import { PROCESS_SECRETS, type SecretScope } from "./secret.js";
 
@@ -59,9 +60,35 @@ function urlHint(error: ApiError): string | undefined {
   return undefined;
 }
 
+/** The variable that holds the URL a request went to: the token endpoint, the hub, or the main API. */
+function urlVariable(error: ApiError): string {
+  const path = error.request?.path.split("?")[0] ?? "";
+  if (
+    (error.details as { endpoint?: unknown } | undefined)?.endpoint === "token" ||
+    /\/oauth\/token$/.test(path)
+  )
+    return "MMS_AUTH_URL";
+  return isHubPath(path) ? "MMS_HUB_URL" : "MMS_BASE_URL";
+}
+
+/** A transport failure that is the configuration's, not the network's: the fix in words. */
+function configurationHint(error: ApiError): string | undefined {
+  const cause = (error.details as { cause?: unknown } | undefined)?.cause;
+  if (typeof cause !== "string") return undefined;
+  const variable = urlVariable(error);
+  if (cause === "ECONNREFUSED")
+    return `check ${variable} (host and port) and that the server there is up; a configuration problem, retrying will not help`;
+  if (isTlsToPlainHttp(cause))
+    return `use http:// instead of https:// in ${variable} (or enable TLS on that server)`;
+  if (cause === PLAIN_HTTP_TO_TLS) return `use https:// instead of http:// in ${variable}`;
+  return undefined;
+}
+
 function hint(error: ApiError): string | undefined {
   if (outcomeUnknown(error.details))
     return "the write may have been applied: check upstream before repeating it (use an idempotency key)";
+  const configuration = configurationHint(error);
+  if (configuration !== undefined) return configuration;
   switch (error.code) {
     case "AUTH":
       // The token endpoint's own message may already name the variable to fix (a wrong MMS_AUTH_URL).

@@ -13,7 +13,7 @@ import {
   type IndexedError,
   type RequestSummary,
 } from "./api-error.js";
-import { failureCode, isTlsCode } from "./failure-codes.js";
+import { failureCode, isTlsCode, isTlsToPlainHttp, PLAIN_HTTP_TO_TLS } from "./failure-codes.js";
 import { redact, scrubText } from "./redact.js";
 import { PROCESS_SECRETS, type SecretScope } from "./secret.js";
 
@@ -337,6 +337,12 @@ export interface TransportFailureInfo {
   idempotent: boolean;
 }
 
+/** OpenSSL's reason from its error text ("…:SSL routines:ssl3_get_record:wrong version number:…"). */
+function tlsReason(message: string, scope: SecretScope): string {
+  const reason = /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1];
+  return scrubText(reason ?? message.split("\n")[0] ?? "", scope);
+}
+
 /** A transport failure (no HTTP answer) as an ApiError: NETWORK or TIMEOUT. */
 export function transportError(
   info: TransportFailureInfo,
@@ -348,14 +354,20 @@ export function transportError(
   const host = origin.replace(/^https?:\/\//, "");
   let message: string;
   if (code === "TIMEOUT") message = `no complete answer from ${host} within ${info.timeoutMs ?? "?"} ms`;
-  else if (code === "ECONNREFUSED") message = `connection refused by ${host}`;
+  else if (code === "ECONNREFUSED")
+    message = `connection refused by ${host}: nothing accepts connections there`;
+  else if (isTlsToPlainHttp(code))
+    message = `${host} answered in plain HTTP, not TLS: the URL says https:// but the server there speaks http://`;
+  else if (code === PLAIN_HTTP_TO_TLS)
+    message = `${host} speaks TLS (HTTPS) and dropped the plain-HTTP request: the URL says http:// but the server there speaks https://`;
   else if (code === "ENOTFOUND") message = `DNS lookup failed for ${host} (check the configured URL)`;
   else if (code === "EAI_AGAIN") message = `temporary DNS failure resolving ${host}`;
   else if (code === "UND_ERR_CONNECT_TIMEOUT") message = `could not connect to ${host} in time`;
   else if (known?.timeout) message = `${host} did not answer in time (${code})`;
   else if (["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"].includes(code))
     message = `the connection to ${host} was closed before the response was complete (${code})`;
-  else if (isTlsCode(code)) message = `TLS failure talking to ${host}: ${scrubText(info.message, scope)}`;
+  else if (isTlsCode(code))
+    message = `TLS failure talking to ${host}: ${tlsReason(info.message, scope)} (${code})`;
   else message = `request to ${host} failed: ${scrubText(info.message, scope)} (${code})`;
 
   if (code === "UND_ERR_RES_EXCEEDED_MAX_SIZE") {
@@ -370,7 +382,9 @@ export function transportError(
   const ambiguousWrite = !info.idempotent && known?.neverSent !== true;
   if (ambiguousWrite)
     message += "; the write may or may not have been applied upstream: check before repeating it";
-  const permanent = known?.transient === false || isTlsCode(code);
+  // Connection refused is retried by the policy (a restarting server), but once the retries are
+  // spent it is the configured URL or a server that is down: the agent's retry will not help.
+  const permanent = known?.transient === false || isTlsCode(code) || code === "ECONNREFUSED";
   return new ApiError({
     code: known?.timeout ? ERROR_CODES.TIMEOUT : ERROR_CODES.NETWORK,
     message,

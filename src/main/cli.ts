@@ -5,31 +5,58 @@
  */
 import { parseArgs } from "node:util";
 import { closest } from "../config/suggest.js";
+import { VARIABLES, type VariableGroup } from "../config/variables.js";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
+
+/** What a `maintenance-mcp [--http]` start serves. */
+export interface ServePlan {
+  command: "serve";
+  http: boolean;
+  host: string;
+  port: number;
+  sandbox: boolean;
+  readOnly: boolean;
+  tools: string[] | undefined;
+  confirmWrites: boolean;
+}
 
 export type CliPlan =
   | { command: "help" }
   | { command: "version" }
   | { command: "sandbox"; argv: string[] }
-  | {
-      command: "serve";
-      http: boolean;
-      host: string;
-      port: number;
-      sandbox: boolean;
-      readOnly: boolean;
-      tools: string[] | undefined;
-      confirmWrites: boolean;
-    };
+  /** --check: test the configuration `plan` would serve with (src/main/check.ts). */
+  | { command: "check"; plan: ServePlan }
+  | ServePlan;
 
-/** What a `maintenance-mcp [--http]` start serves. */
-export type ServePlan = Extract<CliPlan, { command: "serve" }>;
+const GROUP_TITLES: Record<VariableGroup, string> = {
+  upstream: "The upstream (required unless --sandbox)",
+  switches: "Switches (true/false, the variable form of the flags, for MCP Bundles)",
+  http: "HTTP and hosting (with --http)",
+  tracing: "Tracing (OpenTelemetry, OTLP/HTTP)",
+  logging: "Logging",
+};
+
+/** Every variable of src/config/variables.ts, grouped, one line each: --help cannot drift from what is read. */
+function environmentHelp(): string {
+  const width = Math.max(...VARIABLES.map((v) => v.name.length)) + 2;
+  return (Object.keys(GROUP_TITLES) as VariableGroup[])
+    .map((group) => {
+      const lines = VARIABLES.filter((v) => v.group === group).map(
+        (v) => `  ${v.name.padEnd(width)}${v.summary}`,
+      );
+      return `${GROUP_TITLES[group]}:\n${lines.join("\n")}`;
+    })
+    .join("\n\n");
+}
 
 export const USAGE = `maintenance-mcp: MCP server for a maintenance-management (CMMS) API
 
 Usage:
   maintenance-mcp [options]              MCP over stdio, upstream from MMS_* variables
   maintenance-mcp --http [options]       MCP over Streamable HTTP at /mcp (and GET /healthz)
+  maintenance-mcp --check [options]      check the configuration before wiring a client: fetch a
+                                         token, read one page of the API and the hub; exit 0 when
+                                         every step passed (1: a step failed, 2: bad configuration)
   maintenance-mcp sandbox [--host H] [--port P] [--state FILE] [--faults]
                                          run the API simulator alone (see its --help)
 
@@ -41,14 +68,13 @@ Options:
   --read-only          register only tools that do not write upstream
   --tools <a,b>        register only these tools
   --confirm-writes     ask the user (MCP elicitation) before every write
-                       (--sandbox, --read-only, --confirm-writes also read MMS_SANDBOX,
-                       MMS_READ_ONLY, MMS_CONFIRM_WRITES = true/false, for MCP Bundles)
+  --check              check the configuration instead of serving (see above)
   -h, --help           show this help
   -v, --version        print the version
 
-Environment: MMS_BASE_URL, MMS_AUTH_URL, MMS_HUB_URL, MMS_CLIENT_ID, MMS_CLIENT_SECRET,
-MMS_HAWK_ID, MMS_HAWK_KEY, MMS_HAWK_APP, MMS_HAWK_DLG, MMS_HAWK_PAYLOAD_HASH, MMS_AUTH,
-MMS_TIMEOUT_MS, MMS_MAX_RETRIES, MCP_HTTP_TOKEN, LOG_LEVEL (see README).`;
+Environment (every variable the server reads; see README, "Configuration"):
+
+${environmentHelp()}`;
 
 const OPTIONS = {
   http: { type: "boolean" },
@@ -58,6 +84,7 @@ const OPTIONS = {
   "read-only": { type: "boolean" },
   tools: { type: "string" },
   "confirm-writes": { type: "boolean" },
+  check: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -122,7 +149,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       problems.push({ variable: "--tools", expected: "a comma-separated list of tool names" });
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return {
+  const plan: ServePlan = {
     command: "serve",
     http: values.http ?? false,
     host: values.host ?? "127.0.0.1",
@@ -132,6 +159,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     tools,
     confirmWrites,
   };
+  return values.check ? { command: "check", plan } : plan;
 }
 
 function parse(argv: string[]) {

@@ -29,6 +29,36 @@ export function waitForSignal(): Promise<string> {
 }
 
 /**
+ * Under an npm script (`npm start`: npm sets npm_lifecycle_event), resolves once the process that
+ * started this one is gone. npm runs the script through a shell and forwards a SIGTERM to that
+ * shell only, so without this `kill <npm's pid>` would leave the server running, orphaned. Never
+ * resolves otherwise: a server started from a shell or a service manager outlives its parent by
+ * design (nohup, systemd). Polls twice a second on a timer that never keeps the process alive.
+ */
+export function parentGone(env: Record<string, string | undefined>): Promise<string> {
+  if (env.npm_lifecycle_event === undefined) return new Promise(() => {});
+  const parent = process.ppid;
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (process.ppid === parent && isAlive(parent)) return;
+      clearInterval(timer);
+      resolve("parent exited");
+    }, 500);
+    timer.unref();
+  });
+}
+
+/** Whether process `pid` exists (Windows does not re-parent an orphan, so the ppid alone cannot tell). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
  * What serve() has started, closed in reverse order (the last started first) at shutdown or when a
  * later step refuses the start.
  */

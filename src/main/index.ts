@@ -12,6 +12,7 @@ import { createLogger } from "../telemetry/logger.js";
 import { type CliPlan, parseCli, USAGE } from "./cli.js";
 import { fail } from "./exit.js";
 import { serve } from "./serve.js";
+import { serveUnconfigured } from "./unconfigured.js";
 
 // zod compiles a parser (new Function) for each object schema on its first parse: ~2-4 ms of the
 // first tool call (the SDK's request and result schemas, our inputs), with no gain per call on
@@ -23,11 +24,19 @@ export async function main(argv: string[], env: Env): Promise<number> {
   try {
     plan = parseCli(argv, env);
   } catch (error) {
-    if (error instanceof ConfigError) return fail(error.message);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    // Flags come from the client's "args": over stdio the host must hear about a bad one too.
+    if (argv.some((a) => a === "--http" || a === "--check" || a === "--help" || a === "-h"))
+      return fail(error.message);
+    const logger = createLogger({ level: "info" });
+    return serveUnconfigured(
+      `${error.message}\nSee --help.`,
+      { readOnly: argv.includes("--read-only"), tools: undefined },
+      logger,
+    );
   }
   switch (plan.command) {
-    // IMPORTANT: stdout is free for --help and --version only: no MCP transport runs for them.
+    // IMPORTANT: stdout is free for --help, --version and --check only: no MCP transport runs for them.
     case "help":
       process.stdout.write(`${USAGE}\n`); // stdout-ok: --help, no transport runs
       return 0;
@@ -37,6 +46,10 @@ export async function main(argv: string[], env: Env): Promise<number> {
     case "sandbox": {
       const { runSandboxCommand } = await import("../sandbox/cli.js");
       return runSandboxCommand(plan.argv);
+    }
+    case "check": {
+      const { runCheck } = await import("./check.js");
+      return runCheck(plan.plan, env, (line) => process.stdout.write(`${line}\n`)); // stdout-ok: --check, no transport runs
     }
     case "serve":
       return serve(plan, env);

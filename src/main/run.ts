@@ -8,7 +8,7 @@ import type { Tenant } from "../hosting/tenants.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Served } from "./build.js";
 import type { ServePlan } from "./cli.js";
-import { type OpenResources, StartRefused, waitForSignal } from "./exit.js";
+import { type OpenResources, parentGone, StartRefused, waitForSignal } from "./exit.js";
 
 type HttpTransport = typeof import("../mcp/transports/http.js");
 
@@ -52,7 +52,7 @@ export async function runHttp(
   );
   // A single upstream warms up now; tenants each on their first request (src/hosting/servers.ts).
   served.serverSet.clients.warm();
-  const signal = await waitForSignal();
+  const signal = await Promise.race([waitForSignal(), parentGone(process.env)]);
   logger.info("shutting down", { signal });
   await handle.close();
   await open.closeAll();

@@ -2,10 +2,20 @@
  * serve(): the server a `maintenance-mcp [--http]` start runs, in four steps a reader can follow:
  * settings from argv and the environment (settings.ts), clients and servers (build.ts), one
  * transport until a signal or the end of stdin, then drain (run.ts). A step that refuses the start
- * throws StartRefused (or ConfigError); what was started is closed and the one line is printed.
+ * throws StartRefused (or ConfigError); what was started is closed and the one line is printed:
+ * with --http the start ends there (exit 2); over stdio the server goes on unconfigured
+ * (unconfigured.ts) so that the host can show the problem.
  */
-import { type Config, configWarnings, type Env, LOG_LEVELS, type LogLevel } from "../config/config.js";
+import {
+  type Config,
+  checkEnvironment,
+  type Env,
+  LOG_LEVELS,
+  type LogLevel,
+  secretValues,
+} from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
+import { Secret } from "../errors/secret.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { createLogger } from "../telemetry/logger.js";
 import { buildServers } from "./build.js";
@@ -19,12 +29,17 @@ import {
   toolsToServe,
   upstreamEnv,
 } from "./settings.js";
+import { serveUnconfigured } from "./unconfigured.js";
 
 export async function serve(plan: ServePlan, env: Env): Promise<number> {
   const logger = createLogger({ level: logLevel(env) });
-  for (const warning of configWarnings(env)) logger.warn(warning);
+  // Registered before anything can fail, so every text is scrubbed of them, a refusal's included.
+  for (const value of secretValues(env)) new Secret(value);
   const open = new OpenResources();
   try {
+    const check = checkEnvironment(env, { caseInsensitive: process.platform === "win32" });
+    for (const warning of check.warnings) logger.warn(warning);
+    if (check.problems.length > 0) throw new ConfigError(check.problems);
     const effectiveEnv = await upstreamEnv(plan, env, logger, open);
     // The HTTP transport (node:http, node:crypto) loads only when used: stdio start-up stays lean.
     const http = plan.http ? await import("../mcp/transports/http.js") : undefined;
@@ -43,9 +58,19 @@ export async function serve(plan: ServePlan, env: Env): Promise<number> {
     );
   } catch (error) {
     await open.closeAll();
-    if (error instanceof StartRefused) return fail(error.message);
-    throw error;
+    const problem = startProblem(error);
+    if (problem === undefined) throw error;
+    // Over stdio the host must hear why (interface.md §1); HTTP has an operator reading stderr.
+    if (plan.http) return fail(problem);
+    return serveUnconfigured(problem, plan, logger);
   }
+}
+
+/** The one message of a start that cannot go on, or undefined for an unexpected failure. */
+function startProblem(error: unknown): string | undefined {
+  if (error instanceof StartRefused) return error.message;
+  if (error instanceof ConfigError) return `${error.message}\nSee README, "Configuration".`;
+  return undefined;
 }
 
 /** LOG_LEVEL when valid, else info (loadConfig reports a bad value; the logger is needed before it runs). */

@@ -246,6 +246,38 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
   );
 }
 
+/**
+ * The server a stdio start runs when its configuration is unusable (interface.md §1): hosts show a
+ * server's stderr to nobody, so it answers the handshake and lists the tools it would serve (the
+ * host shows them), and every call of one answers `problem` as an error result. Nothing is ever
+ * sent upstream. `problem` says what is wrong and where to fix it, with no secret.
+ */
+export function createUnconfiguredServer(options: {
+  version: string;
+  tools: readonly AnyTool[];
+  problem: string;
+}): ProtocolServer {
+  const listings = options.tools.map((t) => prepare(t).listing);
+  const names = new Set(options.tools.map((t) => t.name));
+  processSigner ??= createStateSigner();
+  return createProtocolServer(
+    { name: "maintenance-mcp", version: options.version },
+    `NOT CONFIGURED: every tool call fails until the configuration is fixed.\n${redact(options.problem, PROCESS_SECRETS)}`,
+    {
+      listTools: () => listings,
+      callTool: async (name) =>
+        names.has(name)
+          ? errorResult(
+              `maintenance-mcp cannot run ${name}: ${options.problem}`,
+              { code: "NOT_CONFIGURED" },
+              PROCESS_SECRETS,
+            )
+          : undefined,
+    },
+    { signer: processSigner },
+  );
+}
+
 /** The prompts whose tools are all registered (review_budgets needs query_budgets). */
 function promptHandlers(toolNames: Set<string>) {
   const prompts = new Map(

@@ -55,6 +55,18 @@ Press Ctrl+C to stop.
 `;
 }
 
+/** The one line for an address the simulator cannot listen on, with the fix; undefined for other failures. */
+function listenProblem(error: unknown, host: string, port: number): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE")
+    return `port ${port} on ${host} is already in use (another sandbox?); stop it, or choose another port with --port N (0 picks a free one)`;
+  if (code === "EACCES")
+    return `not allowed to listen on port ${port} (ports below 1024 need privileges); choose another with --port N`;
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+    return `cannot listen on ${host}: not an address of this machine; use --host 127.0.0.1 (the default) or one of its addresses`;
+  return undefined;
+}
+
 function waitForSignal(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
@@ -111,9 +123,10 @@ export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {
       logger: createLogger({ level: "warn" }),
     });
   } catch (e) {
-    err(`maintenance-mcp sandbox: ${(e as Error).message}\n`);
-    // A state file that cannot be used is a usage error (2), like a bad flag; anything else is 1.
-    return e instanceof StateFileError ? 2 : 1;
+    const listen = listenProblem(e, values.host ?? "127.0.0.1", port);
+    err(`maintenance-mcp sandbox: ${listen ?? (e as Error).message}\n`);
+    // A state file or an address that cannot be used is a usage error (2), like a bad flag; anything else is 1.
+    return e instanceof StateFileError || listen !== undefined ? 2 : 1;
   }
   out(banner(sb));
   await (io.until ?? waitForSignal)(sb);

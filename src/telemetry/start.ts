@@ -234,19 +234,30 @@ function safeJson(value: unknown): string {
 }
 
 /**
+ * A CommonJS package's exports, however `import()` loaded it. Node (and vitest) give them as named
+ * exports and as `default`; the bundle (esbuild splits each package into a chunk of its own) gives
+ * `default` only. The OpenTelemetry packages are CommonJS, and `default` is their module.exports.
+ */
+function commonJsExports<T extends object>(namespace: T): T {
+  const exports = (namespace as { default?: unknown }).default;
+  return typeof exports === "object" && exports !== null ? (exports as T) : namespace;
+}
+
+/**
  * Start exporting traces when `env` asks for it; undefined (and nothing loaded) when it does not.
  * Export failures are logged as warnings through `logger`, never thrown into the request path.
  */
 export async function startTracing(env: Env, logger?: Logger): Promise<TracingHandle | undefined> {
   const settings = tracingSettings(env);
   if (settings === undefined) return undefined;
+  const load = <T extends object>(loading: Promise<T>) => loading.then(commonJsExports);
   const [sdk, resources, hooks, exporterModule] = await Promise.all([
-    import("@opentelemetry/sdk-trace-base"),
-    import("@opentelemetry/resources"),
-    import("@opentelemetry/context-async-hooks"),
+    load(import("@opentelemetry/sdk-trace-base")),
+    load(import("@opentelemetry/resources")),
+    load(import("@opentelemetry/context-async-hooks")),
     settings.protocol === "http/json"
-      ? import("@opentelemetry/exporter-trace-otlp-http")
-      : import("@opentelemetry/exporter-trace-otlp-proto"),
+      ? load(import("@opentelemetry/exporter-trace-otlp-http"))
+      : load(import("@opentelemetry/exporter-trace-otlp-proto")),
   ]);
   // The exporter sends these headers (often an API key) on every export: never in a log line.
   for (const value of Object.values(settings.headers)) PROCESS_SECRETS.add(value);

@@ -198,11 +198,15 @@ describe("upstream error shapes", () => {
     const e = await rejection(clients.api.listWarehouseGroups1({}));
     expect(e).toMatchObject({
       code: "NETWORK",
-      retryable: true,
+      retryable: false,
       status: undefined,
       details: { cause: "ECONNREFUSED" },
     });
     expect(e.message).toContain("connection refused");
+    // A configuration problem, in words: which variable, and never "retry later".
+    expect(formatError(e).text).toBe(
+      `Upstream unreachable (NETWORK): connection refused by 127.0.0.1:${port}: nothing accepts connections there (hint: check MMS_BASE_URL (host and port) and that the server there is up; a configuration problem, retrying will not help)`,
+    );
   });
 
   it("a reset in the middle of the body is NETWORK (and a POST says the outcome is unknown)", async () => {

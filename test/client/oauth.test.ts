@@ -199,8 +199,10 @@ describe("OAuth token handling", () => {
       { logger: captureLogger().logger, ...FAST },
     );
     const e = await rejection(clients.api.listWarehouseGroups1({}));
-    expect(e).toMatchObject({ code: "NETWORK", retryable: true });
+    // Refused: a configuration problem once the client's own retries are spent (issue 22), naming MMS_AUTH_URL.
+    expect(e).toMatchObject({ code: "NETWORK", retryable: false, details: { cause: "ECONNREFUSED" } });
     expect(e.message).toContain("token endpoint could not be reached");
+    expect(formatError(e).text).toContain("(hint: check MMS_AUTH_URL (host and port)");
   });
 });
 

@@ -102,9 +102,10 @@ describe("POST is not retried", () => {
       { logger: log.logger, ...FAST },
     );
     const e = await rejection(clients.api.createWarehouseEntry("W1", entryBody));
+    // Retried (never sent), then reported as a configuration problem: not retryable by the agent.
     expect(e).toMatchObject({
       code: "NETWORK",
-      retryable: true,
+      retryable: false,
       details: { cause: "ECONNREFUSED", attempts: 3 },
     });
     expect(log.lines.filter((l) => l.includes("retrying upstream request"))).toHaveLength(2);

@@ -75,31 +75,15 @@ async function toolsWith(userConfig: Record<string, string | boolean>): Promise<
 }
 
 describe("maintenance-mcp.mcpb", () => {
-  it("holds the bundled server, its icon and production dependencies only", () => {
+  it("holds the bundled server, its icon and no node_modules (nothing left to install)", () => {
     const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(sep).join("/"));
     expect(files).toContain("dist/bin/maintenance-mcp.js");
     expect(files).toContain("dist/bin/ui/budget-review.html");
-    expect(files).toContain("node_modules/@opentelemetry/api/package.json");
     expect(manifest.icon).toBe("icon.png");
     expect(readFileSync(join(dir, "icon.png")).equals(readFileSync("mcpb/icon.png"))).toBe(true);
-    for (const dev of [
-      // Inside dist/bin (the bundle), not installed again.
-      "zod",
-      "undici",
-      "hawk",
-      "@modelcontextprotocol/server",
-      "vitest",
-      "typescript",
-      "@biomejs",
-      "@anthropic-ai",
-      "fast-check",
-      "@modelcontextprotocol/sdk",
-      "@modelcontextprotocol/client",
-      "@modelcontextprotocol/ext-apps",
-      "playwright-core",
-    ]) {
-      expect(files).not.toContain(`node_modules/${dev}`);
-    }
+    // Everything is inside dist/bin (OpenTelemetry and Redis as chunks loaded when configured):
+    // the package has no production dependencies, so the bundle installs none.
+    expect(files.filter((f) => f.startsWith("node_modules/") && !f.startsWith("node_modules/."))).toEqual([]);
     const own = files.filter((f) => !f.startsWith("node_modules/"));
     expect(own.filter((f) => /^(test|src|tools|scripts)\//.test(f) || f.endsWith(".map"))).toEqual([]);
     expect(manifest).toMatchObject({ manifest_version: "0.3", server: { type: "node" } });

@@ -16,6 +16,7 @@ describe("start-up warnings", () => {
       .filter((record) => record.level === "warn");
     expect(warnings.map((w) => w.msg)).toEqual([
       'MMS_CLIENT_SCRET is not a variable this server reads and is ignored; did you mean MMS_CLIENT_SECRET? (see README, "Configuration")',
+      "not configured: serving over stdio so that the MCP host can show the problem; every tool call answers with it, and the server exits with code 2 when stdin closes",
     ]);
     expect(run.stderr).toMatch(/MMS_CLIENT_SECRET: required when MMS_CLIENT_ID is set/);
     expect(run.stderr).not.toContain("secret-value-0042");

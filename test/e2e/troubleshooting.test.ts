@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
-import { BIN, cleanEnv, runBin } from "./bin.js";
+import { BIN, cleanEnv, runBin, startBin } from "./bin.js";
 
 /** The README as rendered: Markdown joins wrapped lines, so whitespace runs count as one space. */
 const readme = readFileSync("README.md", "utf8").replace(/\s+/g, " ");
@@ -103,6 +103,46 @@ describe("README troubleshooting", () => {
     expect(isError).toBe(true);
     expect(text).toContain(`Upstream unreachable (NETWORK): connection refused by 127.0.0.1:${port}`);
     expect(readme).toContain("`Upstream unreachable (NETWORK): connection refused by host:port`");
+  }, 30_000);
+
+  it("a configuration problem reaches the client: the words it quotes, from a tool call", async () => {
+    const { isError, text } = await callWith({ ...hawkEnv(`${sb.url}/api`), MMS_READONLY: "true" });
+    expect(isError).toBe(true);
+    const refused =
+      "did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so the server does not start";
+    expect(text).toContain("maintenance-mcp cannot run list_warehouse_groups_1: Configuration problem");
+    expect(text).toContain(refused);
+    expect(readme).toContain("maintenance-mcp cannot run <tool>: Configuration problem");
+    expect(readme).toContain(refused);
+  }, 30_000);
+
+  it("an https/http mix-up, either way: the words it quotes", async () => {
+    const tlsToPlain = await callWith(hawkEnv(`${sb.url.replace("http:", "https:")}/api`));
+    expect(tlsToPlain.text).toContain("answered in plain HTTP, not TLS");
+    const plainToTls = await callWith(hawkEnv(`${httpsOrigin.replace("https:", "http:")}/api`));
+    expect(plainToTls.text).toContain("speaks TLS (HTTPS) and dropped the plain-HTTP request");
+    expect(readme).toContain(
+      "`answered in plain HTTP, not TLS` or `speaks TLS (HTTPS) and dropped the plain-HTTP request`",
+    );
+  }, 30_000);
+
+  it("an OAuth attempt over HTTP: the words it quotes, from the server's discovery answer", async () => {
+    const { child, match } = await startBin(
+      ["--sandbox", "--http", "--port", "0"],
+      cleanEnv({ MCP_HTTP_TOKEN: "troubleshooting-token-0123456789" }),
+      /listening on (http:\S+)/,
+    );
+    try {
+      const res = await fetch(new URL("/.well-known/oauth-protected-resource", match[1]!));
+      const { error_description } = (await res.json()) as { error_description: string };
+      const quoted =
+        "This server uses a static bearer token, not OAuth: send the header Authorization: Bearer <the value of its MCP_HTTP_TOKEN>";
+      expect(error_description).toContain(quoted);
+      expect(readme).toContain(quoted);
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
   }, 30_000);
 
   it("a missing variable: the configuration message it quotes names the variable", async () => {

@@ -144,6 +144,23 @@ describe("OpenTelemetry through the binary", () => {
     ])
       expect(everything.includes(value), `exported ${value.slice(0, 8)}…`).toBe(false);
   }, 30_000);
+
+  it("exports with the default protocol (http/protobuf) too: the bundled exporter chunks load", async () => {
+    const receiver = await startOtlpReceiver();
+    const server = await spawnHttpServer(["--sandbox"], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+      LOG_LEVEL: "error",
+    });
+    try {
+      const read = await toolCall(server.url, "list_warehouse_groups_1", { limit: 1 });
+      expect(read.isError, read.content[0]?.text).toBeFalsy();
+    } finally {
+      await server.stop();
+    }
+    await receiver.close();
+    expect(receiver.headers.map((h) => h["content-type"])).toContain("application/x-protobuf");
+  }, 30_000);
 });
 
 describe("REDIS_URL unreachable", () => {

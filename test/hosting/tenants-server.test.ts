@@ -108,7 +108,12 @@ describe("MCP_TENANTS_FILE", () => {
       });
       expect(res.status).toBe(401);
       const body = (await res.json()) as { error: { message: string } };
-      expect(body.error.message).toMatch(/matches no tenant .*MCP_TENANTS_FILE/);
+      expect(body.error.message).toMatch(
+        headers.authorization ? /matches no tenant .*MCP_TENANTS_FILE/ : /no Authorization: Bearer header/,
+      );
+      expect(body.error.message).toMatch(
+        /one per tenant \(MCP_TENANTS_FILE\), not OAuth: send the header Authorization: Bearer/,
+      );
     }
   });
 

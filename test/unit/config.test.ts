@@ -139,14 +139,12 @@ describe("configWarnings", () => {
       configWarnings({
         ...oauthEnv,
         MMS_CLIENT_SCRET: "x",
-        MMS_READONLY: "true",
         MMS_COLOUR: "1",
         PATH: "/bin",
       }),
     ).toEqual([
       'MMS_CLIENT_SCRET is not a variable this server reads and is ignored; did you mean MMS_CLIENT_SECRET? (see README, "Configuration")',
       'MMS_COLOUR is not a variable this server reads and is ignored (see README, "Configuration")',
-      'MMS_READONLY is not a variable this server reads and is ignored; did you mean MMS_READ_ONLY? (see README, "Configuration")',
     ]);
     expect(configWarnings(oauthEnv)).toEqual([]);
   });

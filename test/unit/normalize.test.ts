@@ -163,21 +163,62 @@ describe("responseError: bodies that are not the promised JSON", () => {
 
 describe("transportError", () => {
   const base = { origin: "http://127.0.0.1:9", message: "x" };
+  // Connection refused: retried by the policy, but a configuration problem once that is spent.
   it.each([
-    ["ECONNREFUSED", true, "NETWORK", true],
+    ["ECONNREFUSED", true, "NETWORK", false],
     ["ECONNRESET", true, "NETWORK", true],
     ["UND_ERR_SOCKET", false, "NETWORK", false],
     ["TIMEOUT", true, "TIMEOUT", true],
     ["TIMEOUT", false, "TIMEOUT", false],
-    ["ECONNREFUSED", false, "NETWORK", true],
+    ["ECONNREFUSED", false, "NETWORK", false],
     ["ENOTFOUND", true, "NETWORK", false],
+    ["ERR_SSL_WRONG_VERSION_NUMBER", false, "NETWORK", false],
+    ["ERR_PLAIN_HTTP_TO_TLS", false, "NETWORK", false],
   ] as const)("%s idempotent=%s → %s retryable=%s", (code, idempotent, expected, retryable) => {
     const e = transportError({ ...base, code, idempotent, timeoutMs: 10 }, req);
     expect(e).toMatchObject({ code: expected, retryable, status: undefined, request: req });
-    if (!idempotent && !retryable) {
+    // Refused, or a TLS mix-up: the request was never read, so a write is certainly not applied.
+    const neverApplied = code === "ECONNREFUSED" || code.startsWith("ERR_");
+    if (!idempotent && !retryable && !neverApplied) {
       expect(e.message).toContain("may or may not have been applied");
       expect(e.details).toMatchObject({ outcome: "unknown" });
     }
+    if (neverApplied) expect(e.message).not.toContain("may or may not have been applied");
+  });
+
+  it("says what an https/http mix-up is, in words, without OpenSSL's text", () => {
+    const openssl =
+      "80DCEBF4B87F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n";
+    const tlsToPlain = transportError(
+      {
+        ...base,
+        origin: "https://127.0.0.1:9",
+        code: "ERR_SSL_WRONG_VERSION_NUMBER",
+        message: openssl,
+        idempotent: true,
+      },
+      req,
+    );
+    expect(tlsToPlain.message).toBe(
+      "127.0.0.1:9 answered in plain HTTP, not TLS: the URL says https:// but the server there speaks http://",
+    );
+    const plainToTls = transportError({ ...base, code: "ERR_PLAIN_HTTP_TO_TLS", idempotent: true }, req);
+    expect(plainToTls.message).toBe(
+      "127.0.0.1:9 speaks TLS (HTTPS) and dropped the plain-HTTP request: the URL says http:// but the server there speaks https://",
+    );
+    // Any other TLS failure keeps OpenSSL's reason only.
+    const other = transportError(
+      {
+        ...base,
+        code: "ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE",
+        message: openssl.replace("wrong version number", "sslv3 alert handshake failure"),
+        idempotent: true,
+      },
+      req,
+    );
+    expect(other.message).toBe(
+      "TLS failure talking to 127.0.0.1:9: sslv3 alert handshake failure (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE)",
+    );
   });
 
   it("never lists ERROR_CODES outside the frozen table", () => {

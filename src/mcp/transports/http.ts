@@ -2,10 +2,12 @@
  * MCP over Streamable HTTP at /mcp (2026-07-28 and 2025-11-25, stateless: no sessions, any
  * replica answers any request), plus GET /healthz. Safe by default: binds loopback, checks Host
  * and Origin (DNS rebinding → 403), requires `Authorization: Bearer` when MCP_HTTP_TOKEN is set
- * (constant-time), caps bodies (413) and the time to send them (408), refuses JSON-RPC batches and
- * Mcp-Method / Mcp-Name headers that disagree with the body (400), caps concurrent requests (503 +
- * Retry-After) and, with tenants, each tenant's own (429 + Retry-After), and close() lets in-flight
- * calls finish, then answers the rest with an "outcome unknown" result (docs/robustness.md).
+ * (constant-time; the 401 and the OAuth discovery paths clients probe say how to send it, and
+ * nothing points at OAuth), caps bodies (413) and the time to send them (408), refuses JSON-RPC
+ * batches and Mcp-Method / Mcp-Name headers that disagree with the body (400), caps concurrent
+ * requests (503 + Retry-After) and, with tenants, each tenant's own (429 + Retry-After), and close()
+ * lets in-flight calls finish, then answers the rest with an "outcome unknown" result
+ * (docs/robustness.md).
  * IMPORTANT: a request is admitted (counts against either limit) only once its whole body has
  * arrived: a slow sender holds a socket, never a slot another tenant could use.
  */
@@ -97,6 +99,68 @@ const rpcError = (code: number, message: string, id: string | number | null = nu
 /** JSON-RPC "invalid request"; -32020 is the MCP header-mismatch code (the SDK answers the 2026 era with it). */
 const INVALID_REQUEST = -32600;
 const HEADER_MISMATCH = -32020;
+
+/** How clients authenticate: one static bearer token, a tenant's token, or not at all (loopback). */
+type AuthMode = "token" | "tenants" | "none";
+
+/** What a client must send, in words, for the 401 and the OAuth discovery answers. No secret. */
+function howToAuthenticate(mode: AuthMode): string {
+  switch (mode) {
+    case "token":
+      return 'This server uses a static bearer token, not OAuth: send the header Authorization: Bearer <the value of its MCP_HTTP_TOKEN>, set in your client\'s configuration (e.g. "headers" of the server entry).';
+    case "tenants":
+      return "This server uses static bearer tokens, one per tenant (MCP_TENANTS_FILE), not OAuth: send the header Authorization: Bearer <your tenant's token>, set in your client's configuration (e.g. \"headers\" of the server entry).";
+    case "none":
+      return "This server needs no authentication and does not use OAuth: connect to /mcp without an Authorization header.";
+  }
+}
+
+/**
+ * The paths an OAuth-capable MCP client probes after a 401 (MCP authorization, 2025-06-18 and
+ * later: RFC 9728 protected-resource metadata at the root and with the endpoint path appended,
+ * RFC 8414 and OpenID Connect discovery, path-inserted and path-appended), and the endpoints a
+ * 2025-03-26 client falls back to without metadata (/authorize, /token, /register).
+ */
+const OAUTH_PROBE =
+  /^(?:\/mcp)?\/\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?$|^\/(?:authorize|token|register)\/?$/;
+
+export const isOAuthProbe = (path: string): boolean => OAUTH_PROBE.test(path);
+
+/**
+ * The answer to an OAuth probe: 404 with JSON that says how to authenticate instead. 404 because
+ * RFC 9728 and RFC 8414 define only a 200 as metadata: a 404 is what clients (the MCP SDKs among
+ * them) read as "this server publishes no OAuth metadata", so they neither parse a document that
+ * would point them at an authorization server nor retry; a 401 would ask for credentials to read
+ * the metadata, a 5xx reads as an outage. `error_description` carries the instruction for clients
+ * that show an OAuth error's description.
+ */
+function staticTokenNotice(mode: AuthMode, path: string) {
+  return {
+    error: "oauth_not_supported",
+    error_description: howToAuthenticate(mode),
+    authentication: mode === "none" ? "none" : "static_bearer_token",
+    ...(mode === "none" ? {} : { header: "Authorization: Bearer <token>" }),
+    endpoint: "/mcp",
+    path,
+  };
+}
+
+/**
+ * 401 for a missing or wrong bearer token. The challenge is a plain Bearer one (RFC 6750) with no
+ * resource_metadata, so nothing points the client at OAuth, and says in its description what to send.
+ */
+function sendUnauthorized(res: ServerResponse, mode: AuthMode, sentBearer: boolean): void {
+  const description = howToAuthenticate(mode);
+  const challenge = `Bearer realm="maintenance-mcp"${sentBearer ? ', error="invalid_token"' : ""}, error_description="${description.replace(/["\\]/g, "'")}"`;
+  const what = sentBearer
+    ? mode === "tenants"
+      ? "the bearer token matches no tenant of this server (MCP_TENANTS_FILE)"
+      : "the bearer token is not this server's MCP_HTTP_TOKEN"
+    : "no Authorization: Bearer header";
+  sendJson(res, 401, rpcError(-32001, `Unauthorized: ${what}. ${description}`), {
+    "www-authenticate": challenge,
+  });
+}
 
 class BodyTooLarge extends Error {}
 class BodyTooSlow extends Error {}
@@ -247,6 +311,8 @@ export async function startHttp(
     return false;
   };
 
+  const authMode: AuthMode = options.tenantOf ? "tenants" : options.token ? "token" : "none";
+
   /** The caller's tenant (or undefined without tenants), or REFUSED after answering 401. */
   const authenticate = (req: IncomingMessage, res: ServerResponse): Caller => {
     const header = req.headers.authorization ?? "";
@@ -263,22 +329,12 @@ export async function startHttp(
         };
         return tenant;
       }
-      sendJson(
-        res,
-        401,
-        rpcError(
-          -32001,
-          "Unauthorized: the bearer token matches no tenant of this server (MCP_TENANTS_FILE); send Authorization: Bearer <your tenant's token>",
-        ),
-        { "www-authenticate": 'Bearer realm="maintenance-mcp"' },
-      );
+      sendUnauthorized(res, authMode, match !== null);
       return REFUSED;
     }
     if (!options.token) return undefined;
     if (match && sameSecret(match[1]!.trim(), options.token.reveal())) return undefined;
-    sendJson(res, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer <MCP_HTTP_TOKEN>"), {
-      "www-authenticate": 'Bearer realm="maintenance-mcp"',
-    });
+    sendUnauthorized(res, authMode, match !== null);
     return REFUSED;
   };
 
@@ -404,7 +460,7 @@ export async function startHttp(
       connectionsCheckingInterval: Math.min(1_000, bodyTimeoutMs),
     },
     async (req, res) => {
-      const path = (req.url ?? "/").split("?")[0];
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
       let admitted: Gate[] | undefined;
       try {
         if (refuseForeign(req, res)) return;
@@ -421,7 +477,8 @@ export async function startHttp(
           return;
         }
         if (path !== "/mcp") {
-          sendJson(res, 404, rpcError(-32000, "Not found: the MCP endpoint is /mcp"));
+          if (isOAuthProbe(path)) sendJson(res, 404, staticTokenNotice(authMode, path));
+          else sendJson(res, 404, rpcError(-32000, "Not found: the MCP endpoint is /mcp"));
           return;
         }
         const tenant = authenticate(req, res);

@@ -1,0 +1,129 @@
+/**
+ * Every environment variable the server reads, in one table: `--help` lists it, the start-up check
+ * of variable names (config.ts, checkEnvironment) knows it, the tests compare it with the source.
+ * A safety variable is one whose absence leaves the server less safe than asked: a misspelt name
+ * of one (`MMS_READONLY`, `MCP_HTTP_TOKNE`) stops the start instead of being ignored with a warning.
+ * IMPORTANT: a variable the server starts to read goes here first (test/unit/variables.test.ts
+ * fails on one that does not).
+ */
+
+export type VariableGroup = "upstream" | "switches" | "http" | "tracing" | "logging";
+
+export interface Variable {
+  name: string;
+  group: VariableGroup;
+  /** One line for --help. */
+  summary: string;
+  /** What happens when the name is misspelt (a safety variable): the server would be less safe than asked. */
+  ifMissed?: string;
+  /** Its value is a credential: never printed, scrubbed from every text. */
+  secret?: boolean;
+}
+
+export const VARIABLES: readonly Variable[] = [
+  { name: "MMS_BASE_URL", group: "upstream", summary: "base URL of the main API, e.g. https://host/api" },
+  {
+    name: "MMS_AUTH_URL",
+    group: "upstream",
+    summary: "OAuth origin; the token endpoint is {it}/oauth/token",
+  },
+  { name: "MMS_HUB_URL", group: "upstream", summary: "ETL hub origin (default MMS_AUTH_URL)" },
+  { name: "MMS_CLIENT_ID", group: "upstream", summary: "OAuth 2.0 client ID" },
+  { name: "MMS_CLIENT_SECRET", group: "upstream", summary: "OAuth 2.0 client secret", secret: true },
+  { name: "MMS_HAWK_ID", group: "upstream", summary: "Hawk credential ID" },
+  { name: "MMS_HAWK_KEY", group: "upstream", summary: "Hawk key", secret: true },
+  { name: "MMS_HAWK_APP", group: "upstream", summary: "optional Hawk app" },
+  { name: "MMS_HAWK_DLG", group: "upstream", summary: "optional Hawk dlg (needs MMS_HAWK_APP)" },
+  { name: "MMS_HAWK_PAYLOAD_HASH", group: "upstream", summary: "true (default) or false: Hawk payload hash" },
+  { name: "MMS_AUTH", group: "upstream", summary: "oauth or hawk: the main API's scheme" },
+  { name: "MMS_TIMEOUT_MS", group: "upstream", summary: "per-request timeout in ms (default 30000)" },
+  { name: "MMS_MAX_RETRIES", group: "upstream", summary: "retries of retryable failures (default 3)" },
+  {
+    name: "MMS_BUDGET_DISCOUNT",
+    group: "upstream",
+    summary: "percent or amount: what a budget's discount is (adds net_total)",
+  },
+  {
+    name: "MMS_SANDBOX",
+    group: "switches",
+    summary: "true: --sandbox (the embedded simulator, demo data)",
+    ifMissed: "the server would use the real upstream instead of the simulator",
+  },
+  {
+    name: "MMS_READ_ONLY",
+    group: "switches",
+    summary: "true: --read-only (no tool that writes)",
+    ifMissed: "the tools that write upstream would be offered",
+  },
+  {
+    name: "MMS_CONFIRM_WRITES",
+    group: "switches",
+    summary: "true: --confirm-writes (ask the user before each write)",
+    ifMissed: "writes would be sent without asking the user",
+  },
+  {
+    name: "MCP_HTTP_TOKEN",
+    group: "http",
+    summary: "bearer token HTTP clients must send (needed off loopback)",
+    ifMissed: "the HTTP server would serve without a token",
+    secret: true,
+  },
+  {
+    name: "MCP_TENANTS_FILE",
+    group: "http",
+    summary: "JSON file of tenants, each with its token and upstream",
+    ifMissed: "the tenants file, and with it every tenant's token, would be ignored",
+  },
+  {
+    name: "MCP_STATE_SECRET",
+    group: "http",
+    summary: "key shared by replicas for confirmation state (32+ bytes)",
+    secret: true,
+  },
+  { name: "MCP_TENANT_MAX_IN_FLIGHT", group: "http", summary: "requests in flight per tenant (default 16)" },
+  { name: "MCP_IDEMPOTENCY_TTL_SECONDS", group: "http", summary: "how long a key's outcome is kept (86400)" },
+  { name: "REDIS_URL", group: "http", summary: "redis:// URL: idempotency records shared by replicas" },
+  { name: "MCP_REDIS_TIMEOUT_MS", group: "http", summary: "deadline of each Redis command (default 1000)" },
+  { name: "OTEL_EXPORTER_OTLP_ENDPOINT", group: "tracing", summary: "OTLP/HTTP collector: turns tracing on" },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    group: "tracing",
+    summary: "traces URL (overrides the above)",
+  },
+  { name: "OTEL_EXPORTER_OTLP_PROTOCOL", group: "tracing", summary: "http/protobuf (default) or http/json" },
+  { name: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", group: "tracing", summary: "the same, for traces only" },
+  {
+    name: "OTEL_EXPORTER_OTLP_HEADERS",
+    group: "tracing",
+    summary: "k=v,... headers sent to the collector",
+    secret: true,
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    group: "tracing",
+    summary: "the same, for traces only",
+    secret: true,
+  },
+  { name: "OTEL_SERVICE_NAME", group: "tracing", summary: "service.name (default maintenance-mcp)" },
+  { name: "OTEL_RESOURCE_ATTRIBUTES", group: "tracing", summary: "k=v,... resource attributes" },
+  { name: "OTEL_TRACES_SAMPLER", group: "tracing", summary: "e.g. traceidratio: share of traces started" },
+  { name: "OTEL_TRACES_SAMPLER_ARG", group: "tracing", summary: "the ratio, 0 to 1 (writes always traced)" },
+  {
+    name: "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT",
+    group: "tracing",
+    summary: "longest attribute value exported (default 256)",
+  },
+  { name: "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", group: "tracing", summary: "the same, for spans only" },
+  { name: "OTEL_SDK_DISABLED", group: "tracing", summary: "true: tracing off" },
+  { name: "OTEL_TRACES_EXPORTER", group: "tracing", summary: "none: tracing off" },
+  { name: "LOG_LEVEL", group: "logging", summary: "error, warn, info (default) or debug; logs go to stderr" },
+];
+
+/** The names of VARIABLES. */
+export const VARIABLE_NAMES: readonly string[] = VARIABLES.map((v) => v.name);
+
+/** The safety variables: a near-miss of one of these names is a configuration error. */
+export const SAFETY_VARIABLES: readonly Variable[] = VARIABLES.filter((v) => v.ifMissed !== undefined);
+
+/** The variables whose value is a credential. */
+export const SECRET_VARIABLES: readonly string[] = VARIABLES.filter((v) => v.secret).map((v) => v.name);
