@@ -149,6 +149,14 @@ module.exports = {
       to: { path: "^(src/|tools/)", pathNot: "^src/ui/" },
     },
     {
+      name: "ui-uses-only-the-extension",
+      comment:
+        "The view's one package is the MCP Apps extension (its App class): anything else would ship inside the 1 MB view, or reach for Node.",
+      severity: "error",
+      from: { path: "^src/ui/" },
+      to: { dependencyTypesNot: ["local"], pathNot: "node_modules/@modelcontextprotocol/ext-apps/" },
+    },
+    {
       name: "server-does-not-import-ui",
       comment: "The server reads the view's built HTML file; it never imports browser code.",
       severity: "error",

@@ -13,12 +13,16 @@
  * the SDK and our code share one zod. The licences ship beside the code in
  * dist/bin/third-party-licenses.txt (scripts/licenses/ holds those a package does not ship itself).
  * No source maps and no minification: stack traces stay readable.
+ * Then the MCP App view (src/ui/, interface.md §8): bundled for the browser with the extension's
+ * App class, minified, and inlined (script and styles) into one HTML file that needs no network,
+ * dist/bin/ui/budget-review.html, which the server reads on `resources/read`. The build fails if it
+ * passes 1 MB.
  *
  *   node scripts/build.mjs
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
 const outdir = join(root, "dist", "bin");
@@ -82,7 +86,51 @@ function undiciDiet() {
   };
 }
 
+/** The view's largest allowed size (interface.md §8: at most 1 MB). */
+const VIEW_MAX_BYTES = 1_000_000;
+
+/** src/ui/ → one self-contained HTML document; returns it and the esbuild inputs (for the licences). */
+async function buildView() {
+  const ui = join(root, "src", "ui");
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const script = await build({
+    absWorkingDir: root,
+    entryPoints: [join(ui, "main.ts")],
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    // The bundled packages' licences ship in third-party-licenses.txt beside the view.
+    legalComments: "none",
+    charset: "utf8",
+    define: { VIEW_VERSION: JSON.stringify(pkg.version) },
+    metafile: true,
+    logLevel: "warning",
+  });
+  const styles = await transform(readFileSync(join(ui, "styles.css"), "utf8"), {
+    loader: "css",
+    minify: true,
+    charset: "utf8",
+  });
+  const js = script.outputFiles[0].text;
+  // IMPORTANT: inlined code must not close its own element early.
+  if (/<\/script/i.test(js) || /<\/style/i.test(styles.code)) {
+    throw new Error("the view's inlined code contains a closing </script> or </style>");
+  }
+  const html = readFileSync(join(ui, "index.html"), "utf8")
+    .replace("<!-- build: styles -->", () => `<style>${styles.code.trim()}</style>`)
+    .replace("<!-- build: script -->", () => `<script>${js.trim()}</script>`);
+  const bytes = Buffer.byteLength(html);
+  if (bytes > VIEW_MAX_BYTES) {
+    throw new Error(`the budget-review view is ${bytes} bytes, above ${VIEW_MAX_BYTES} (interface.md §8)`);
+  }
+  return { html, inputs: script.metafile.inputs };
+}
+
 rmSync(outdir, { recursive: true, force: true });
+const view = await buildView();
 const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: { "maintenance-mcp": "dist/src/bin.js" },
@@ -101,8 +149,15 @@ const { metafile } = await build({
   logLevel: "warning",
 });
 
-writeFileSync(join(outdir, "third-party-licenses.txt"), thirdPartyLicenses(metafile.inputs));
+mkdirSync(join(outdir, "ui"));
+writeFileSync(join(outdir, "ui", "budget-review.html"), view.html);
+writeFileSync(
+  join(outdir, "third-party-licenses.txt"),
+  thirdPartyLicenses({ ...metafile.inputs, ...view.inputs }),
+);
 
 const outputs = Object.entries(metafile.outputs);
 const kib = outputs.reduce((sum, [, o]) => sum + o.bytes, 0) / 1024;
-process.stderr.write(`dist/bin: ${outputs.length} files, ${kib.toFixed(0)} KiB\n`);
+process.stderr.write(
+  `dist/bin: ${outputs.length} files, ${kib.toFixed(0)} KiB; ui/budget-review.html ${(Buffer.byteLength(view.html) / 1024).toFixed(0)} KiB\n`,
+);

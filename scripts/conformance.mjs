@@ -52,15 +52,13 @@ const ERAS = [
 ];
 /**
  * Checks that cannot pass against this server by design (docs/quality.md says why): each needs a
- * fixture tool or a feature (resources) the suite expects and a CMMS server does not offer.
+ * fixture tool the suite expects and a CMMS server does not offer.
  */
 const EXPECTED_FAILURES = new Set([
   "2026:server-stateless:sep-2575-server-rejects-undeclared-capability",
   "2026:server-stateless:sep-2575-missing-capability-http-400",
   "2026:server-stateless:sep-2575-http-server-no-independent-requests-on-stream",
   "2026:server-stateless:sep-2575-server-no-log-without-loglevel",
-  "2026:caching:sep-2549-resources-list-caching-hints",
-  "2026:caching:sep-2549-resources-templates-list-caching-hints",
 ]);
 const SCENARIO_TIMEOUT_MS = 60_000;
 const NPX = process.platform === "win32" ? "npx.cmd" : "npx";

@@ -5,10 +5,14 @@
  * callbacks (tools, optional prompts) and owns write confirmation in both eras: one
  * `input_required` round whose `requestState` is HMAC-signed, bound to the tenant, the tool and a hash
  * of its arguments, and expires; the SDK's legacy shim turns the same round into a form elicitation for
- * 2025 clients. The HTTP adapter loads on first use: stdio users never load it.
+ * 2025 clients. Resources are the MCP App views (extension io.modelcontextprotocol/ui): their names
+ * and `_meta` shapes come from the extension's own package. The HTTP adapter loads on first use:
+ * stdio users never load it.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { McpUiResourceMeta, McpUiToolMeta } from "@modelcontextprotocol/ext-apps";
+import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 import {
   acceptedContent,
   type CallToolResult,
@@ -26,7 +30,10 @@ import {
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
+  type ReadResourceResult,
   type RequestStateCodec,
+  type Resource,
+  ResourceNotFoundError,
   type Result,
   Server,
   type ServerContext,
@@ -35,9 +42,29 @@ import {
 import { z } from "zod";
 import { BeforeSendSignal } from "../errors/api-error.js";
 
-export type { CallToolResult, GetPromptResult, JSONRPCMessage };
+export type { CallToolResult, GetPromptResult, JSONRPCMessage, ReadResourceResult };
 export type ToolListing = Tool;
 export type PromptListing = Prompt;
+export type ResourceListing = Resource;
+
+/** The MIME type of an MCP App view (`text/html;profile=mcp-app`). */
+export const APP_MIME_TYPE = RESOURCE_MIME_TYPE;
+
+/**
+ * The `_meta` of a tool listing whose results a view renders: `ui.resourceUri`, visible to the model
+ * and callable by the app, and the extension's legacy flat key for hosts that read only that.
+ */
+export function appToolMeta(uri: string): Record<string, unknown> {
+  const ui: McpUiToolMeta = { resourceUri: uri, visibility: ["model", "app"] };
+  return { ui, [RESOURCE_URI_META_KEY]: uri };
+}
+
+/** One view's `resources/read` answer: the HTML, with the host's border around it. */
+export function appViewContents(uri: string, html: string): ReadResourceResult {
+  // No csp: the view loads nothing, so the host's restrictive default policy is all it needs.
+  const ui: McpUiResourceMeta = { prefersBorder: true };
+  return { contents: [{ uri, mimeType: APP_MIME_TYPE, text: html, _meta: { ui } }] };
+}
 
 /** Protocol revisions served, newest first. */
 export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
@@ -97,6 +124,10 @@ export interface ProtocolHandlers {
     name: string,
     args: Record<string, string>,
   ): GetPromptResult | undefined | Promise<GetPromptResult | undefined>;
+  /** Optional resources (the MCP App views): with listResources the server declares `resources`. */
+  listResources?(): ResourceListing[];
+  /** A resource's contents; undefined for an unknown URI (answered as a JSON-RPC error). */
+  readResource?(uri: string): Promise<ReadResourceResult | undefined>;
 }
 
 export interface ProtocolServer {
@@ -175,11 +206,26 @@ export function createProtocolServer(
   options: ProtocolServerOptions,
 ): ProtocolServer {
   const prompts = handlers.listPrompts !== undefined;
+  const resources = handlers.listResources !== undefined;
   const cacheable = { ttlMs: 5 * 60 * 1000, cacheScope: options.cacheScope ?? "public" };
   const server = new ToolServer(handlers, options.signer, options.tenant ?? "", info, {
-    capabilities: { tools: { listChanged: false }, ...(prompts ? { prompts: { listChanged: false } } : {}) },
+    capabilities: {
+      tools: { listChanged: false },
+      ...(prompts ? { prompts: { listChanged: false } } : {}),
+      ...(resources ? { resources: { listChanged: false } } : {}),
+    },
     instructions,
-    cacheHints: { "tools/list": cacheable, ...(prompts ? { "prompts/list": cacheable } : {}) },
+    cacheHints: {
+      "tools/list": cacheable,
+      ...(prompts ? { "prompts/list": cacheable } : {}),
+      ...(resources
+        ? {
+            "resources/list": cacheable,
+            "resources/templates/list": cacheable,
+            "resources/read": cacheable,
+          }
+        : {}),
+    },
     requestState: { verify: options.signer.codec.verify },
   });
 
@@ -203,6 +249,29 @@ export function createProtocolServer(
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
           `Unknown prompt: ${request.params.name}. Call prompts/list for the available prompts.`,
+        );
+      }
+      return result;
+    });
+  }
+
+  if (resources) {
+    server.setRequestHandler("resources/list", () => ({ resources: handlers.listResources?.() ?? [] }));
+    // Hosts that see `resources` often ask for templates too: there are none.
+    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+    server.setRequestHandler("resources/read", async (request) => {
+      const uri = request.params.uri;
+      let result: ReadResourceResult | undefined;
+      try {
+        result = await handlers.readResource?.(uri);
+      } catch (error) {
+        // The view's file is missing or unreadable: the message says how to build it.
+        throw new ProtocolError(ProtocolErrorCode.InternalError, (error as Error).message);
+      }
+      if (result === undefined) {
+        throw new ResourceNotFoundError(
+          uri,
+          `Unknown resource: ${uri}. Call resources/list for the available resources.`,
         );
       }
       return result;

@@ -15,9 +15,13 @@ import { PROCESS_SECRETS, type SecretScope } from "../errors/secret.js";
 import type { IdempotencyStore } from "../idempotency/store.js";
 import { toolCallSpan } from "../telemetry/hooks.js";
 import type { Logger } from "../telemetry/logger.js";
+import { APP_VIEWS, type AppView, readView, viewsFor } from "./app.js";
 import { decodeArgs } from "./decode-args.js";
 import { ALL_PROMPTS } from "./prompts/index.js";
 import {
+  APP_MIME_TYPE,
+  appToolMeta,
+  appViewContents,
   type CallContext,
   type CallToolResult,
   createProtocolServer,
@@ -152,10 +156,14 @@ function stripNoise(node: unknown): void {
   for (const value of Object.values(n)) stripNoise(value);
 }
 
+const APP_VIEWS_BY_TOOL = new Map(APP_VIEWS.flatMap((v) => v.tools.map((t) => [t, v] as const)));
+
 const prepared = new WeakMap<AnyTool, Prepared>();
 function prepare(tool: AnyTool): Prepared {
   let p = prepared.get(tool);
   if (!p) {
+    // interface.md §8: a tool whose results a view draws names it; other hosts ignore _meta.
+    const view = APP_VIEWS_BY_TOOL.get(tool.name);
     const output = (tool.outputSchema as z.ZodObject).extend(SANDBOX_FLAG);
     const inputJson = jsonSchema(tool.inputSchema, "input");
     p = {
@@ -169,6 +177,7 @@ function prepare(tool: AnyTool): Prepared {
         inputSchema: inputJson as ToolListing["inputSchema"],
         outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
         annotations: { ...tool.annotations },
+        ...(view ? { _meta: appToolMeta(view.uri) } : {}),
       },
     };
     prepared.set(tool, p);
@@ -227,6 +236,7 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
         return result;
       },
       ...promptHandlers(new Set(options.tools.map((t) => t.name))),
+      ...resourceHandlers(viewsFor(new Set(options.tools.map((t) => t.name)))),
     },
     {
       signer: deps.signer ?? processSigner,
@@ -283,6 +293,25 @@ function promptHandlers(toolNames: Set<string>) {
         arguments: args,
       })),
     getPrompt: (name: string, args: Record<string, string>) => prompts.get(name)?.render(args),
+  };
+}
+
+/** The MCP App views as resources, when their tools are registered (none: no `resources` capability). */
+function resourceHandlers(views: AppView[]) {
+  if (views.length === 0) return {};
+  return {
+    listResources: () =>
+      views.map(({ uri, name, title, description }) => ({
+        uri,
+        name,
+        title,
+        description,
+        mimeType: APP_MIME_TYPE,
+      })),
+    readResource: async (uri: string) => {
+      const view = views.find((v) => v.uri === uri);
+      return view ? appViewContents(uri, await readView(view)) : undefined;
+    },
   };
 }
 

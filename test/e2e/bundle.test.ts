@@ -65,6 +65,9 @@ async function toolsWith(userConfig: Record<string, string | boolean>): Promise<
     const names = (await client.listTools()).tools.map((t) => t.name);
     const result = await client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    // The MCP App view ships in the bundle and the unpacked server finds it.
+    const [view] = (await client.readResource({ uri: "ui://maintenance-mcp/budget-review" })).contents;
+    expect((view as { text?: string } | undefined)?.text?.startsWith("<!doctype html>")).toBe(true);
     return names.sort();
   } finally {
     await client.close();
@@ -75,6 +78,7 @@ describe("maintenance-mcp.mcpb", () => {
   it("holds the bundled server, its icon and no node_modules (nothing left to install)", () => {
     const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => f.split(sep).join("/"));
     expect(files).toContain("dist/bin/maintenance-mcp.js");
+    expect(files).toContain("dist/bin/ui/budget-review.html");
     expect(manifest.icon).toBe("icon.png");
     expect(readFileSync(join(dir, "icon.png")).equals(readFileSync("mcpb/icon.png"))).toBe(true);
     // Everything is inside dist/bin (OpenTelemetry and Redis as chunks loaded when configured):

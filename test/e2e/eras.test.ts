@@ -1,7 +1,7 @@
 /**
  * The built binary with --confirm-writes, both protocol eras, both transports: a 2026-07-28 client
- * (v2 client package) and a 2025-11-25 client (1.x SDK) list the tools, call each one, confirm a
- * write, and page with progress. Over stateless HTTP a 2025 client cannot be asked mid-call: it
+ * (v2 client package) and a 2025-11-25 client (1.x SDK) list the tools, read the MCP App view,
+ * call each tool, confirm a write, and page with progress. Over stateless HTTP a 2025 client cannot be asked mid-call: it
  * gets the clear refusal instead.
  */
 import { once } from "node:events";
@@ -23,7 +23,11 @@ afterAll(() => sb.close());
 
 /** What the tests need from either client generation. */
 interface AnyClient {
-  listTools(): Promise<{ tools: { name: string }[] }>;
+  listTools(): Promise<{ tools: { name: string; _meta?: Record<string, unknown> }[] }>;
+  listResources(): Promise<{ resources: { uri: string; mimeType?: string }[] }>;
+  readResource(params: {
+    uri: string;
+  }): Promise<{ contents: { uri: string; mimeType?: string; text?: string }[] }>;
   call(
     name: string,
     args: Record<string, unknown>,
@@ -59,6 +63,8 @@ async function open(era: Era, transport: "stdio" | "http", url: string | undefin
     expect(client.getNegotiatedProtocolVersion()).toBe(era);
     return {
       listTools: () => client.listTools(),
+      listResources: () => client.listResources(),
+      readResource: (params) => client.readResource(params),
       call: (name, args, onprogress) =>
         client.callTool({ name, arguments: args }, onprogress ? { onprogress } : undefined),
       close: () => client.close(),
@@ -77,6 +83,8 @@ async function open(era: Era, transport: "stdio" | "http", url: string | undefin
   expect(client.getServerVersion()?.name).toBe("maintenance-mcp");
   return {
     listTools: () => client.listTools(),
+    listResources: () => client.listResources(),
+    readResource: (params) => client.readResource(params),
     call: (name, args, onprogress) =>
       client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : undefined),
     close: () => client.close(),
@@ -93,7 +101,7 @@ const CASES: [Era, "stdio" | "http"][] = [
 describe.each(CASES)("a %s client over %s", (era, transport) => {
   // Each case adds a resource to its own task, so the upstream's duplicate check stays out of the way.
   const task = 101 + CASES.findIndex(([e, t]) => e === era && t === transport);
-  it("lists the tools, calls each, confirms a write, and pages with progress", async () => {
+  it("lists the tools, reads the view, calls each, confirms a write, and pages with progress", async () => {
     const server =
       transport === "http"
         ? await startBin(
@@ -114,6 +122,18 @@ describe.each(CASES)("a %s client over %s", (era, transport) => {
         "list_warehouse_groups_1",
         "query_budgets",
       ]);
+      // interface.md §8: query_budgets names its view, which the server lists and serves.
+      const view = "ui://maintenance-mcp/budget-review";
+      expect(tools.find((t) => t.name === "query_budgets")?._meta).toMatchObject({
+        ui: { resourceUri: view },
+        "ui/resourceUri": view,
+      });
+      expect((await client.listResources()).resources).toEqual([
+        expect.objectContaining({ uri: view, mimeType: "text/html;profile=mcp-app" }),
+      ]);
+      const [html] = (await client.readResource({ uri: view })).contents;
+      expect(html).toMatchObject({ uri: view, mimeType: "text/html;profile=mcp-app" });
+      expect(html?.text?.startsWith("<!doctype html>")).toBe(true);
 
       expect((await client.call("list_dags", {})).isError).toBeFalsy();
       expect((await client.call("query_budgets", {})).isError).toBeFalsy();

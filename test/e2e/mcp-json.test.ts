@@ -236,7 +236,12 @@ describe("client files", () => {
   });
 
   it("keeps the registry forms in the docs only, marked 'once published'", () => {
-    const docs = ["README.md", ...readdirSync("docs").map((f) => `docs/${f}`)];
+    const docs = [
+      "README.md",
+      ...readdirSync("docs")
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => `docs/${f}`),
+    ];
     let forms = 0;
     for (const doc of docs) {
       const lines = readFileSync(doc, "utf8").split("\n");

@@ -49,6 +49,9 @@ async function listToolsOf(
     const result = await client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ returned: 1, sandbox: true });
+    // The MCP App view ships in the package and the installed bin finds it.
+    const [view] = (await client.readResource({ uri: "ui://maintenance-mcp/budget-review" })).contents;
+    expect((view as { text?: string } | undefined)?.text?.startsWith("<!doctype html>")).toBe(true);
     return names;
   } finally {
     await client.close();
@@ -60,6 +63,7 @@ describe("the npm package", () => {
     const { files } = packed;
     expect(files).toContain("dist/bin/maintenance-mcp.js");
     expect(files).toContain("dist/bin/third-party-licenses.txt");
+    expect(files).toContain("dist/bin/ui/budget-review.html");
     // The unbundled build (dist/src, dist/tools) is for the tests only.
     expect(files.filter((f) => f.startsWith("dist/") && !f.startsWith("dist/bin/"))).toEqual([]);
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);

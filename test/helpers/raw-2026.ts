@@ -29,6 +29,7 @@ export async function raw2026<T = unknown>(
       "mcp-protocol-version": MODERN,
       "mcp-method": method,
       ...(typeof params.name === "string" ? { "mcp-name": params.name } : {}),
+      ...(typeof params.uri === "string" ? { "mcp-name": params.uri } : {}),
       ...options.headers,
     },
     body: JSON.stringify({

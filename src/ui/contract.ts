@@ -1,0 +1,380 @@
+/**
+ * The view's one reading of `query_budgets` (interface.md §6, 6b, 8): what a result's
+ * `structuredContent` holds, turned into the plain model that render.ts draws, and the
+ * arguments the controls send back. Every field name of the tool lives here and nowhere else,
+ * so a change of the result's shape is one edit. Never reads the result's text.
+ */
+import { type Decimal, decimal, plus } from "./decimal.js";
+
+/** The group keys query_budgets accepts, in the order the group control offers them. */
+export const GROUP_KEYS = [
+  "currency",
+  "status",
+  "cost_center",
+  "third_party",
+  "month",
+  "work_order_status",
+  "age",
+] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
+
+export const AGE_BUCKETS = ["0-7", "8-30", "31-60", "61-90", "over 90"] as const;
+
+export interface Period {
+  /** ISO 8601 instants (UTC), when the result states them. */
+  since?: string;
+  until?: string;
+  typeDate?: string;
+  isDefault?: boolean;
+  /** The period as the result words it, when it gives no instants. */
+  text?: string;
+}
+
+export interface Bar {
+  /** The group key's value; null when the budgets have none (e.g. no cost center). */
+  label: string | null;
+  count: number;
+  total: number;
+}
+
+/** One currency's figures: never added to, or drawn on one axis with, another currency. */
+export interface CurrencyFigures {
+  currency: string;
+  /** False when `currency` is the upstream's name for a currency with no ISO 4217 code. */
+  mapped: boolean;
+  count: number;
+  total: number;
+  /** Days the oldest pending budget has waited, when the result says. */
+  oldestPendingDays?: number;
+}
+
+export interface CurrencyChart {
+  currency: string;
+  mapped: boolean;
+  bars: Bar[];
+}
+
+export interface AgeChart {
+  currency: string;
+  mapped: boolean;
+  buckets: { age: string; count: number; total: number }[];
+}
+
+export interface BudgetRow {
+  folio: string;
+  workOrder: string | null;
+  thirdParty: string | null;
+  status: string | null;
+  created: string | null;
+  currency: string;
+  mapped: boolean;
+  total: number;
+}
+
+export interface Review {
+  kind: "review" | "list";
+  sandbox: boolean;
+  period: Period;
+  /** YYYY-MM-DD, when the result says. */
+  today?: string;
+  scanned?: number;
+  matched?: number;
+  complete: boolean;
+  /** Why the result is partial, in a sentence (undefined when complete). The result's own text says which argument gets the rest. */
+  partial?: string;
+  notes: string[];
+  /** The key the charts are drawn by: the first group key that is not currency. */
+  groupKey?: GroupKey;
+  totals: CurrencyFigures[];
+  charts: CurrencyChart[];
+  age: AgeChart[];
+  /** A list's records, by currency, largest first. */
+  largest: { currency: string; mapped: boolean; rows: BudgetRow[]; total: number }[];
+  returned?: number;
+  total?: number;
+  nextStart?: number | null;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
+
+/** A `query_budgets` result, or a sentence saying why this is none. */
+export function readResult(structured: unknown): Review | { problem: string } {
+  if (!isObject(structured) || !Array.isArray(structured.budgets)) {
+    return { problem: "This result holds no budget data: the view shows results of query_budgets." };
+  }
+  const sc = structured;
+  const review = isObject(sc.review) ? sc.review : undefined;
+  const groups = Array.isArray(sc.groups) ? list(sc.groups) : undefined;
+  const notes = Array.isArray(sc.notes) ? sc.notes.filter((n): n is string => typeof n === "string") : [];
+  const base = {
+    sandbox: sc.sandbox === true,
+    period: periodOf(sc, review),
+    ...(str(sc.today) ? { today: str(sc.today) } : {}),
+    ...(review ? { scanned: num(review.scanned), matched: num(review.matched) } : {}),
+    notes,
+  };
+  if (groups) {
+    const capped = review?.capped === true;
+    const complete = typeof sc.complete === "boolean" ? sc.complete : !capped;
+    // Rows carry their keys in the order the call gave them, currency last.
+    const groupKey = Object.keys(groups[0] ?? {}).find(
+      (k): k is GroupKey => k !== "currency" && (GROUP_KEYS as readonly string[]).includes(k),
+    );
+    return {
+      ...base,
+      kind: "review",
+      complete,
+      ...(complete
+        ? {}
+        : {
+            partial:
+              "Partial: the scan stopped at max_records, so the figures cover only the budgets scanned.",
+          }),
+      ...(groupKey ? { groupKey } : {}),
+      totals: totalsOf(groups),
+      charts: groupKey ? chartsOf(groups, groupKey) : [],
+      age: groupKey === "age" && onlyPending(sc, review) ? [] : ageOf(sc),
+      largest: [],
+    };
+  }
+  const returned = num(sc.returned) ?? 0;
+  const total = num(sc.total) ?? returned;
+  const nextStart = num(sc.next_start) ?? null;
+  const complete =
+    typeof sc.complete === "boolean"
+      ? sc.complete
+      : nextStart === null && (num(sc.omitted) ?? 0) === 0 && review?.capped !== true;
+  return {
+    ...base,
+    kind: "list",
+    complete,
+    ...(complete
+      ? {}
+      : {
+          partial: `Partial: ${returned} of ${total} budgets are in this result${nextStart === null ? "" : `; the rest start at start=${nextStart}`}.`,
+        }),
+    totals: [],
+    charts: [],
+    age: [],
+    largest: largestOf(list(sc.budgets)),
+    returned,
+    total,
+    nextStart,
+  };
+}
+
+function periodOf(sc: Json, review: Json | undefined): Period {
+  if (isObject(sc.period)) {
+    const p = sc.period;
+    return {
+      ...(str(p.since) ? { since: str(p.since) } : {}),
+      ...(str(p.until) ? { until: str(p.until) } : {}),
+      ...(str(p.type_date) ? { typeDate: str(p.type_date) } : {}),
+      ...(typeof p.default === "boolean" ? { isDefault: p.default } : {}),
+    };
+  }
+  const text = str(review?.period);
+  return text ? { text } : {};
+}
+
+const currencyOf = (row: Json) => ({
+  currency: str(row.currency) ?? "unknown",
+  mapped: row.currency_unmapped !== true,
+});
+
+/** Per currency: budgets and items_total over every group row, summed exactly; currencies in code order. */
+function totalsOf(groups: Json[]): CurrencyFigures[] {
+  const by = new Map<string, { mapped: boolean; count: number; total: Decimal; oldest?: number }>();
+  for (const g of groups) {
+    const { currency, mapped } = currencyOf(g);
+    const t = by.get(currency) ?? { mapped, count: 0, total: decimal(0) };
+    t.count += num(g.count) ?? 0;
+    t.total = plus(t.total, decimal(num(g.items_total) ?? 0));
+    const days = num(g.oldest_pending_days);
+    if (days !== undefined) t.oldest = Math.max(t.oldest ?? days, days);
+    by.set(currency, t);
+  }
+  return [...by.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, t]) => ({
+      currency,
+      mapped: t.mapped,
+      count: t.count,
+      total: t.total.value(),
+      ...(t.oldest === undefined ? {} : { oldestPendingDays: t.oldest }),
+    }));
+}
+
+/** One chart per currency: items_total by `key`, rows in the result's order (several rows of one value, e.g. under a second key, added up exactly). */
+function chartsOf(groups: Json[], key: GroupKey): CurrencyChart[] {
+  const charts = new Map<
+    string,
+    { mapped: boolean; bars: Map<string, { label: string | null; count: number; total: Decimal }> }
+  >();
+  for (const g of groups) {
+    const { currency, mapped } = currencyOf(g);
+    const chart = charts.get(currency) ?? { mapped, bars: new Map() };
+    const value = g[key];
+    const label = typeof value === "string" || typeof value === "number" ? String(value) : null;
+    const id = JSON.stringify(label);
+    const bar = chart.bars.get(id) ?? { label, count: 0, total: decimal(0) };
+    bar.count += num(g.count) ?? 0;
+    bar.total = plus(bar.total, decimal(num(g.items_total) ?? 0));
+    chart.bars.set(id, bar);
+    charts.set(currency, chart);
+  }
+  return [...charts.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, c]) => ({
+      currency,
+      mapped: c.mapped,
+      bars: [...c.bars.values()].map((b) => ({ label: b.label, count: b.count, total: b.total.value() })),
+    }));
+}
+
+/** Whether every match is pending (the pending queue then repeats a chart by age). */
+function onlyPending(sc: Json, review: Json | undefined): boolean {
+  const pending = list(sc.pending_age)
+    .flatMap((e) => list(e.buckets))
+    .reduce((n, b) => n + (num(b.count) ?? 0), 0);
+  return pending > 0 && pending === num(review?.matched);
+}
+
+/** The pending queue by age per currency (`pending_age`), buckets in age order. */
+function ageOf(sc: Json): AgeChart[] {
+  return list(sc.pending_age).map((entry) => ({
+    ...currencyOf(entry),
+    buckets: AGE_BUCKETS.map((age) => {
+      const b = list(entry.buckets).find((x) => x.age === age);
+      return { age, count: num(b?.count) ?? 0, total: num(b?.items_total) ?? 0 };
+    }),
+  }));
+}
+
+/** A list's records per currency (code order), each currency's largest first. */
+function largestOf(budgets: Json[]): Review["largest"] {
+  const by = new Map<string, { mapped: boolean; rows: BudgetRow[]; total: Decimal }>();
+  for (const b of budgets) {
+    const { currency, mapped } = currencyOf(b);
+    const total = num(b.items_total);
+    if (total === undefined) continue;
+    const entry = by.get(currency) ?? { mapped, rows: [], total: decimal(0) };
+    entry.rows.push({
+      folio: String(b.folio ?? "?"),
+      workOrder: str(b.wo_folio) ?? null,
+      thirdParty: str(b.third_party) ?? str(b.third_parties_name) ?? null,
+      status: str(b.status_label) ?? null,
+      created: str(b.date_create)?.slice(0, 10) ?? null,
+      currency,
+      mapped,
+      total,
+    });
+    entry.total = plus(entry.total, decimal(total));
+    by.set(currency, entry);
+  }
+  return [...by.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, e]) => ({
+      currency,
+      mapped: e.mapped,
+      rows: e.rows.sort((a, b) => b.total - a.total),
+      total: e.total.value(),
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments: what the controls send back through the host.
+
+export type StatusChoice = "" | "pending" | "approved" | "rejected";
+/** Days back from today, "all" dates, or "current": the window of the result on screen. */
+export type PeriodChoice = "7" | "30" | "90" | "365" | "all" | "current";
+/** A group key, or "" for the largest budgets (a list sorted by items_total). */
+export type GroupChoice = GroupKey | "";
+
+export interface Choices {
+  status: StatusChoice;
+  period: PeriodChoice;
+  group: GroupChoice;
+}
+
+const STATUS_NAMES: Record<string, StatusChoice> = {
+  pending: "pending",
+  "1": "pending",
+  approved: "approved",
+  "2": "approved",
+  rejected: "rejected",
+  cancelled: "rejected",
+  "3": "rejected",
+};
+
+/** The controls' state for a call's arguments. */
+export function choicesOf(args: Json): Choices {
+  const status = STATUS_NAMES[String(args.status ?? "")] ?? "";
+  const groupBy = Array.isArray(args.group_by) ? args.group_by.filter((k) => typeof k === "string") : [];
+  const first = groupBy.find((k) => k !== "currency") ?? groupBy[0];
+  const group = (GROUP_KEYS as readonly string[]).includes(first ?? "") ? (first as GroupKey) : "";
+  return { status, period: periodChoiceOf(args.since, args.until), group };
+}
+
+function periodChoiceOf(since: unknown, until: unknown): PeriodChoice {
+  if (until !== undefined && until !== "now") return "current";
+  if (since === undefined) return until === undefined ? "30" : "current";
+  if (since === "P30D") return "30";
+  const known = Object.entries(SINCE).find(([, form]) => form === since);
+  return known ? (known[0] as PeriodChoice) : "current";
+}
+
+/** `since` forms the period control sends and recognises (interface.md §6b: durations back from now, "all"). */
+const SINCE: Record<Exclude<PeriodChoice, "30" | "current">, string> = {
+  "7": "P7D",
+  "90": "P90D",
+  "365": "P365D",
+  all: "all",
+};
+
+/** The call's filters the controls keep, in words ("currency EUR, USD", "cost center Projects"). */
+export function filtersOf(args: Json): string[] {
+  const words = (v: unknown) => (Array.isArray(v) ? v.map(String).join(", ") : String(v));
+  const out: string[] = [];
+  const add = (key: string, label: string) => {
+    if (args[key] !== undefined) out.push(`${label} ${words(args[key])}`);
+  };
+  add("currency", "currency");
+  add("cost_center", "cost center");
+  add("third_party", "third party");
+  add("min_total", `${args.amount === "net" ? "net_total" : "items_total"} ≥`);
+  add("max_total", `${args.amount === "net" ? "net_total" : "items_total"} ≤`);
+  add("id", "folio");
+  add("wo_folio", "work order");
+  return out;
+}
+
+/**
+ * The arguments for `choices`, from the call the view shows: its other filters (currency, cost
+ * center, third party, bounds, type_date, amount) stay; status, period and grouping follow the
+ * controls. A period is sent as the server resolves it (a duration back from now, or "all").
+ */
+export function argumentsFor(previous: Json, choices: Choices): Json {
+  const { status: _s, group_by: _g, sort: _o, start: _st, limit: _l, all: _a, view: _v, ...kept } = previous;
+  const args: Json = { ...kept };
+  if (choices.status !== "") args.status = choices.status;
+  if (choices.period !== "current") {
+    delete args.since;
+    delete args.until;
+    // "30" is the API's default window: no since, so the result says it is the default.
+    if (choices.period !== "30") args.since = SINCE[choices.period];
+  }
+  if (choices.group === "") {
+    // The largest budgets: every match of the window, sorted, as many as one result carries.
+    args.sort = "total_desc";
+    args.all = true;
+  } else {
+    args.group_by = [choices.group];
+  }
+  return args;
+}
