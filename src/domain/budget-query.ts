@@ -16,10 +16,10 @@ import {
   type View,
 } from "./budget-result.js";
 import {
-  type AmountKind,
   type GroupKey,
   matcher,
   type Ranked,
+  type ReviewFilters,
   rankOrder,
   type Sort,
   TopN,
@@ -33,17 +33,11 @@ import type { ResolvedPeriod } from "./period.js";
 
 export { budgetsText, type QueryBudgetsResult, type Shaped, type View } from "./budget-result.js";
 
-export interface BudgetsInput {
+export interface BudgetsInput extends ReviewFilters {
   id?: string | undefined;
   /** As the caller wrote it ("rejected", 3...); the API's code is sent separately. */
   status?: string | number | undefined;
   wo_folio?: string | undefined;
-  currency?: string[] | undefined;
-  cost_center?: string | undefined;
-  third_party?: string | undefined;
-  min_total?: number | undefined;
-  max_total?: number | undefined;
-  amount?: AmountKind | undefined;
   sort?: Sort | undefined;
   group_by?: GroupKey[] | undefined;
   start?: number | undefined;
