@@ -32,6 +32,7 @@ export function startSandbox() {
     child.on("message", (msg) => {
       if (msg.ready) {
         resolve({
+          pid: child.pid,
           url: msg.url,
           baseUrl: msg.baseUrl,
           authUrl: msg.authUrl,
