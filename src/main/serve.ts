@@ -80,7 +80,7 @@ function logLevel(env: Env): LogLevel {
     : "info";
 }
 
-/** The upstream configuration, or StartRefused with every problem and where the settings are documented. */
+/** The upstream configuration; throws ConfigError naming every problem (startProblem says where to fix it). */
 async function upstreamConfig(
   plan: ServePlan,
   env: Env,
@@ -88,13 +88,7 @@ async function upstreamConfig(
   tenantsFile: string | undefined,
   http: { isLoopbackHost(host: string): boolean } | undefined,
 ): Promise<{ config: Config; tenants: Tenant[] | undefined }> {
-  try {
-    const { config, tenants } = await loadServeConfig(env, effectiveEnv, tenantsFile);
-    if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost);
-    return { config, tenants };
-  } catch (error) {
-    if (error instanceof ConfigError)
-      throw new StartRefused(`${error.message}\nSee README, "Configuration".`);
-    throw error;
-  }
+  const { config, tenants } = await loadServeConfig(env, effectiveEnv, tenantsFile);
+  if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost);
+  return { config, tenants };
 }
