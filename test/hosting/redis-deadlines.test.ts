@@ -8,7 +8,6 @@
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import type { ApiError } from "../../src/errors/api-error.js";
 import { type IdempotencyBackends, idempotencyBackends } from "../../src/hosting/idempotency.js";
 import { createServerSet } from "../../src/hosting/servers.js";
 import { RedisIdempotencyBackend } from "../../src/idempotency/redis.js";
@@ -17,25 +16,12 @@ import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { createStateSigner } from "../../src/mcp/sdk.js";
 import { createServer, selectTools } from "../../src/mcp/server.js";
 import { type HttpHandle, startHttp } from "../../src/mcp/transports/http.js";
-import { createLogger } from "../../src/telemetry/logger.js";
 import { textOf } from "../helpers/mcp.js";
 import { raw2026 } from "../helpers/raw-2026.js";
 import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
 import { useSandbox } from "../helpers/sandbox.js";
+import { OUTCOME, quiet, REQUEST, rejection, sleep } from "../helpers/store.js";
 import { countOf, purchaseArgs } from "../quality/helpers.js";
-
-const REQUEST = { path: "warehouse_entries_orders/W1", body: { qty: 1 } };
-const OUTCOME = { id: 41, folio_target: "EN-000041" };
-const quiet = createLogger({ level: "error", sink: () => {} });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const rejection = (p: Promise<unknown>): Promise<ApiError> =>
-  p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e as ApiError,
-  );
 
 /** Poll `check` every 50 ms until it holds or `ms` passes (then fail with `what`). */
 async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {

@@ -13,23 +13,10 @@ import { idempotencyBackends } from "../../src/hosting/idempotency.js";
 import { RedisIdempotencyBackend } from "../../src/idempotency/redis.js";
 import { IdempotencyStore, requestHash } from "../../src/idempotency/store.js";
 import { recordId } from "../../src/idempotency/types.js";
-import { createLogger } from "../../src/telemetry/logger.js";
 import { describeRedis, startRedis, useRedis } from "../helpers/redis.js";
 import { captureLogger, useSandbox } from "../helpers/sandbox.js";
+import { OUTCOME, quiet, REQUEST, rejection, sleep } from "../helpers/store.js";
 import { spawnBin, within } from "../quality/helpers.js";
-
-const REQUEST = { path: "warehouse_entries_orders/W1", body: { qty: 1 } };
-const OUTCOME = { id: 41, folio_target: "EN-000041" };
-const quiet = createLogger({ level: "error", sink: () => {} });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const rejection = (p: Promise<unknown>): Promise<ApiError> =>
-  p.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e: unknown) => e as ApiError,
-  );
 
 async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
