@@ -19,6 +19,14 @@ export const GROUP_KEYS = [
 export type GroupKey = (typeof GROUP_KEYS)[number];
 
 export const AGE_BUCKETS = ["0-7", "8-30", "31-60", "61-90", "over 90"] as const;
+export type AgeBucket = (typeof AGE_BUCKETS)[number];
+
+/**
+ * Why a result covers less than its window: the scan hit max_records; a list holds only part of
+ * its matches; the server stopped early and hands a `resume` token; or another reason its notes give
+ * (e.g. groups kept to the largest).
+ */
+export type PartialReason = "capped" | "list" | "resumable" | "see-notes";
 
 export interface Period {
   /** ISO 8601 instants (UTC), when the result states them. */
@@ -57,7 +65,7 @@ export interface CurrencyChart {
 export interface AgeChart {
   currency: string;
   mapped: boolean;
-  buckets: { age: string; count: number; total: number }[];
+  buckets: { age: AgeBucket; count: number; total: number }[];
 }
 
 export interface BudgetRow {
@@ -80,8 +88,12 @@ export interface Review {
   scanned?: number;
   matched?: number;
   complete: boolean;
-  /** Why the result is partial, in a sentence (undefined when complete). The result's own text says which argument gets the rest. */
-  partial?: string;
+  /** Why the result is partial (undefined when complete). */
+  partial?: PartialReason;
+  /** When the server read the budgets this result comes from (its snapshot), an ISO instant. */
+  asOf?: string;
+  /** The token that continues a partial review (`resume`), opaque to the view. */
+  resume?: string;
   notes: string[];
   /** The key the charts are drawn by: the first group key that is not currency. */
   groupKey?: GroupKey;
@@ -102,22 +114,27 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
 
-/** A `query_budgets` result, or a sentence saying why this is none. */
-export function readResult(structured: unknown): Review | { problem: string } {
-  if (!isObject(structured) || !Array.isArray(structured.budgets)) {
-    return { problem: "This result holds no budget data: the view shows results of query_budgets." };
-  }
+/** A `query_budgets` result, or why this is none. */
+export function readResult(structured: unknown): Review | { problem: "no-budget-data" } {
+  if (!isObject(structured) || !Array.isArray(structured.budgets)) return { problem: "no-budget-data" };
   const sc = structured;
   const review = isObject(sc.review) ? sc.review : undefined;
   const groups = Array.isArray(sc.groups) ? list(sc.groups) : undefined;
   const notes = Array.isArray(sc.notes) ? sc.notes.filter((n): n is string => typeof n === "string") : [];
+  const asOf = str(sc.as_of);
+  const resume = str(sc.resume);
   const base = {
     sandbox: sc.sandbox === true,
     period: periodOf(sc, review),
     ...(str(sc.today) ? { today: str(sc.today) } : {}),
     ...(review ? { scanned: num(review.scanned), matched: num(review.matched) } : {}),
     notes,
+    // Read defensively (interface.md §6c): an absent or unreadable field means no as-of line, no button.
+    ...(asOf !== undefined && !Number.isNaN(Date.parse(asOf)) ? { asOf } : {}),
+    ...(resume && sc.complete === false ? { resume } : {}),
   };
+  const why = (fallback: PartialReason): PartialReason =>
+    base.resume ? "resumable" : review?.capped === true ? "capped" : fallback;
   if (groups) {
     const capped = review?.capped === true;
     const complete = typeof sc.complete === "boolean" ? sc.complete : !capped;
@@ -129,12 +146,7 @@ export function readResult(structured: unknown): Review | { problem: string } {
       ...base,
       kind: "review",
       complete,
-      ...(complete
-        ? {}
-        : {
-            partial:
-              "Partial: the scan stopped at max_records, so the figures cover only the budgets scanned.",
-          }),
+      ...(complete ? {} : { partial: why("see-notes") }),
       ...(groupKey ? { groupKey } : {}),
       totals: totalsOf(groups),
       charts: groupKey ? chartsOf(groups, groupKey) : [],
@@ -153,11 +165,7 @@ export function readResult(structured: unknown): Review | { problem: string } {
     ...base,
     kind: "list",
     complete,
-    ...(complete
-      ? {}
-      : {
-          partial: `Partial: ${returned} of ${total} budgets are in this result${nextStart === null ? "" : `; the rest start at start=${nextStart}`}.`,
-        }),
+    ...(complete ? {} : { partial: why("list") }),
     totals: [],
     charts: [],
     age: [],
@@ -337,21 +345,41 @@ const SINCE: Record<Exclude<PeriodChoice, "30" | "current">, string> = {
   all: "all",
 };
 
-/** The call's filters the controls keep, in words ("currency EUR, USD", "cost center Projects"). */
-export function filtersOf(args: Json): string[] {
+/** One of the call's filters the head names: a labelled argument, or a bound on an amount field. */
+export type Filter =
+  | { key: "currency" | "cost_center" | "third_party" | "id" | "wo_folio"; value: string }
+  | { bound: "≥" | "≤"; field: "items_total" | "net_total"; value: string };
+
+/** The call's filters the controls keep (currency, cost center, third party, bounds, folio, work order). */
+export function filtersOf(args: Json): Filter[] {
   const words = (v: unknown) => (Array.isArray(v) ? v.map(String).join(", ") : String(v));
-  const out: string[] = [];
-  const add = (key: string, label: string) => {
-    if (args[key] !== undefined) out.push(`${label} ${words(args[key])}`);
-  };
-  add("currency", "currency");
-  add("cost_center", "cost center");
-  add("third_party", "third party");
-  add("min_total", `${args.amount === "net" ? "net_total" : "items_total"} ≥`);
-  add("max_total", `${args.amount === "net" ? "net_total" : "items_total"} ≤`);
-  add("id", "folio");
-  add("wo_folio", "work order");
+  const field = args.amount === "net" ? "net_total" : "items_total";
+  const out: Filter[] = [];
+  for (const key of ["currency", "cost_center", "third_party"] as const) {
+    if (args[key] !== undefined) out.push({ key, value: words(args[key]) });
+  }
+  if (args.min_total !== undefined) out.push({ bound: "≥", field, value: words(args.min_total) });
+  if (args.max_total !== undefined) out.push({ bound: "≤", field, value: words(args.max_total) });
+  for (const key of ["id", "wo_folio"] as const) {
+    if (args[key] !== undefined) out.push({ key, value: words(args[key]) });
+  }
   return out;
+}
+
+/** The call without the arguments that belong to one call only: a resume token, a forced fresh read. */
+export function standingArguments(args: Json): Json {
+  const { resume: _r, fresh: _f, ...kept } = args;
+  return kept;
+}
+
+/** "Continue the review": the same call with the partial result's token (interface.md §6c). */
+export function resumeArguments(args: Json, token: string): Json {
+  return { ...standingArguments(args), resume: token };
+}
+
+/** "Read again": the same call, read upstream rather than from the server's snapshot. */
+export function freshArguments(args: Json): Json {
+  return { ...standingArguments(args), fresh: true };
 }
 
 /**
@@ -360,7 +388,16 @@ export function filtersOf(args: Json): string[] {
  * controls. A period is sent as the server resolves it (a duration back from now, or "all").
  */
 export function argumentsFor(previous: Json, choices: Choices): Json {
-  const { status: _s, group_by: _g, sort: _o, start: _st, limit: _l, all: _a, view: _v, ...kept } = previous;
+  const {
+    status: _s,
+    group_by: _g,
+    sort: _o,
+    start: _st,
+    limit: _l,
+    all: _a,
+    view: _v,
+    ...kept
+  } = standingArguments(previous);
   const args: Json = { ...kept };
   if (choices.status !== "") args.status = choices.status;
   if (choices.period !== "current") {

@@ -1,11 +1,13 @@
 /**
  * Numbers, money and dates in the host's locale (hostContext.locale, else the browser's). Money
- * always carries its ISO 4217 code, never a symbol alone ("$" is three currencies in our data); a
- * currency with no ISO code keeps the upstream's name after the amount.
+ * always carries its ISO 4217 code, never a symbol alone ("$" is three currencies in our data); an
+ * amount of a currency with no ISO code is a plain number, its name shown quoted on a line of its own
+ * (render.ts), never beside the amount where a name like "USD 1,500,000.00" would read as one.
  */
 
 export interface Format {
   readonly locale: string;
+  /** "USD 1,234.50" for an ISO code; the plain number "1,234.50" for an unmapped currency. */
   money(amount: number, currency: string, mapped: boolean): string;
   count(n: number): string;
   /** "2026-11" → "Nov 2026". */
@@ -38,7 +40,7 @@ export function createFormat(requested: string | undefined): Format {
   return {
     locale,
     money(amount, currency, mapped) {
-      if (!mapped) return `${plain.format(amount)} ${currency}`;
+      if (!mapped) return plain.format(amount);
       let f = moneyFormats.get(currency);
       if (!f) {
         try {

@@ -1,8 +1,9 @@
 /**
  * The budget-review view (an MCP App, interface.md §8): runs in the host's sandboxed iframe and
  * talks to the host only through the extension's App class (postMessage). It draws each
- * query_budgets result the host hands it, follows the host's theme and locale, and re-runs the
- * review through the host (`tools/call`) when a control changes; the newest call wins.
+ * query_budgets result the host hands it, follows the host's theme and locale (numbers and words),
+ * and re-runs the review through the host (`tools/call`) when a control changes, continues a
+ * partial review from its `resume` token, or reads again (`fresh`); the newest call wins.
  */
 import {
   App,
@@ -17,14 +18,18 @@ import {
   type Choices,
   choicesOf,
   filtersOf,
+  freshArguments,
   type GroupChoice,
   type PeriodChoice,
   type Review,
   readResult,
+  resumeArguments,
   type StatusChoice,
+  standingArguments,
 } from "./contract.js";
-import { createFormat, type Format } from "./format.js";
-import { h, renderBody, renderHead } from "./render.js";
+import { createFormat } from "./format.js";
+import { messagesFor } from "./messages/index.js";
+import { asOfText, h, renderBody, renderHead, type Speech } from "./render.js";
 
 /** The package's version, set by the build (scripts/build.mjs). */
 declare const VIEW_VERSION: string;
@@ -32,6 +37,8 @@ declare const VIEW_VERSION: string;
 const TOOL = "query_budgets";
 /** Keyboard users step through a select's options; wait this long after the last change before calling. */
 const SETTLE_MS = 300;
+/** How often the snapshot's age ("95 s ago") is brought up to date. */
+const AGE_TICK_MS = 1000;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const main = $<HTMLElement>("app");
@@ -42,14 +49,19 @@ const failure = $<HTMLElement>("failure");
 const controls = $<HTMLElement>("controls");
 const select = (name: string) => controls.querySelector(`select[name="${name}"]`) as HTMLSelectElement;
 
+function speechFor(locale: string | undefined): Speech {
+  const fmt = createFormat(locale);
+  return { fmt, t: messagesFor(fmt.locale) };
+}
+
 const state: {
   args: Record<string, unknown>;
   review?: Review;
-  format: Format;
-  /** Bumped per call from the controls: only the newest call's answer is drawn. */
+  speech: Speech;
+  /** Bumped per call from the view: only the newest call's answer is drawn. */
   seq: number;
   timer?: ReturnType<typeof setTimeout>;
-} = { args: {}, format: createFormat(undefined), seq: 0 };
+} = { args: {}, speech: speechFor(undefined), seq: 0 };
 
 const app = new App(
   { name: "maintenance-mcp budget review", version: VIEW_VERSION },
@@ -60,8 +72,27 @@ const app = new App(
 function draw(): void {
   const review = state.review;
   if (!review) return;
-  head.replaceChildren(...renderHead(review, state.format, filtersOf(state.args)));
-  content.replaceChildren(...renderBody(review, state.format));
+  head.replaceChildren(...renderHead(review, state.speech, filtersOf(state.args), Date.now()));
+  content.replaceChildren(...renderBody(review, state.speech));
+}
+
+/** The page's own words (title, controls, their options) in the host's language. */
+function label(): void {
+  const { t } = state.speech;
+  document.documentElement.lang = state.speech.fmt.locale;
+  document.title = t.title;
+  $("title").textContent = t.title;
+  if (!state.review) head.replaceChildren(h("p", { class: "window" }, t.waiting));
+  const labels = { ...t.controls };
+  for (const el of controls.querySelectorAll<HTMLElement>("[data-label]")) {
+    el.textContent = labels[el.dataset.label as keyof typeof labels] ?? el.textContent;
+  }
+  const options = { status: t.statusChoices, period: t.periodChoices, group: t.groupChoices };
+  for (const [name, words] of Object.entries(options)) {
+    for (const option of select(name).options) {
+      option.textContent = words[option.value as keyof typeof words] ?? option.textContent;
+    }
+  }
 }
 
 function showResult(result: { isError?: boolean; structuredContent?: unknown; content?: unknown }): void {
@@ -71,7 +102,7 @@ function showResult(result: { isError?: boolean; structuredContent?: unknown; co
   }
   const read = readResult(result.structuredContent);
   if ("problem" in read) {
-    showError(read.problem);
+    showError(state.speech.t.notABudgetResult);
     return;
   }
   failure.hidden = true;
@@ -85,11 +116,11 @@ function errorText(blocks: unknown): string {
   const texts = Array.isArray(blocks)
     ? blocks.filter((b) => b?.type === "text" && typeof b.text === "string").map((b) => b.text as string)
     : [];
-  return texts.join("\n") || "The call failed without an explanation.";
+  return texts.join("\n") || state.speech.t.noExplanation;
 }
 
 function showError(text: string): void {
-  failure.replaceChildren(h("strong", {}, "The review could not be updated. "), text);
+  failure.replaceChildren(h("strong", {}, `${state.speech.t.failed} `), text);
   failure.hidden = false;
   main.setAttribute("aria-busy", "false");
 }
@@ -108,22 +139,31 @@ function readChoices(): Choices {
   };
 }
 
-async function rerun(): Promise<void> {
+/**
+ * Calls query_budgets with `args` through the host and draws the answer; on success the view's
+ * call becomes `standing` (the arguments later controls, "Continue" and "Read again" start from).
+ */
+async function run(args: Record<string, unknown>, standing: Record<string, unknown>): Promise<void> {
   const seq = ++state.seq;
-  const args = argumentsFor(state.args, readChoices());
+  const { t } = state.speech;
   main.setAttribute("aria-busy", "true");
-  live.textContent = "Updating the review…";
+  live.textContent = t.updating;
   try {
     const result = await app.callServerTool({ name: TOOL, arguments: args });
     if (seq !== state.seq) return;
-    if (!result.isError) state.args = args;
+    if (!result.isError) state.args = standing;
     showResult(result);
-    live.textContent = result.isError ? "The update failed." : "Review updated.";
+    live.textContent = result.isError ? t.updateFailed : t.updated;
   } catch (error) {
     if (seq !== state.seq) return;
     showError(error instanceof Error ? error.message : String(error));
-    live.textContent = "The update failed.";
+    live.textContent = t.updateFailed;
   }
+}
+
+function rerun(): Promise<void> {
+  const args = argumentsFor(state.args, readChoices());
+  return run(args, args);
 }
 
 // No <form>: hosts sandbox the view without allow-forms, and a blocked submission is a console error.
@@ -135,6 +175,19 @@ controls.querySelector("button")!.addEventListener("click", () => {
   clearTimeout(state.timer);
   void rerun();
 });
+// The head's buttons: continue a partial review from its token; read the window again, not from the snapshot.
+head.addEventListener("click", (event) => {
+  const name = (event.target as HTMLElement).closest("button")?.name;
+  const standing = standingArguments(state.args);
+  if (name === "continue" && state.review?.resume)
+    void run(resumeArguments(standing, state.review.resume), standing);
+  if (name === "fresh") void run(freshArguments(standing), standing);
+});
+// The snapshot's age stays current while it is on screen.
+setInterval(() => {
+  const line = head.querySelector<HTMLElement>("[data-as-of]");
+  if (line) line.textContent = asOfText(line.dataset.asOf!, Date.now(), state.speech.t);
+}, AGE_TICK_MS);
 
 function applyContext(ctx: McpUiHostContext | undefined): void {
   if (!ctx) return;
@@ -142,9 +195,9 @@ function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
   if (ctx.styles?.css?.fonts) applyHostFonts(ctx.styles.css.fonts);
   const locale = ctx.locale ?? app.getHostContext()?.locale;
-  if (locale !== undefined && locale !== state.format.locale) {
-    state.format = createFormat(locale);
-    document.documentElement.lang = state.format.locale;
+  if (locale !== undefined && locale !== state.speech.fmt.locale) {
+    state.speech = speechFor(locale);
+    label();
     draw();
   }
 }
@@ -153,7 +206,7 @@ function applyContext(ctx: McpUiHostContext | undefined): void {
 function enableControls(): void {
   const canCall = app.getHostCapabilities()?.serverTools !== undefined;
   controls.querySelector("fieldset")!.disabled = !canCall;
-  if (!canCall) live.textContent = "This host does not let the view re-run the review.";
+  if (!canCall) live.textContent = state.speech.t.cannotRerun;
 }
 
 app.ontoolinput = ({ arguments: args }) => {
@@ -161,7 +214,7 @@ app.ontoolinput = ({ arguments: args }) => {
   setChoices(choicesOf(state.args));
 };
 app.ontoolresult = (result) => showResult(result);
-app.ontoolcancelled = ({ reason }) => showError(`The call was cancelled${reason ? `: ${reason}` : "."}`);
+app.ontoolcancelled = ({ reason }) => showError(state.speech.t.cancelled(reason));
 app.onhostcontextchanged = (ctx) => applyContext(ctx);
 app.onteardown = async () => ({});
 
@@ -169,11 +222,11 @@ async function start(): Promise<void> {
   try {
     await app.connect(new PostMessageTransport(window.parent, window.parent));
   } catch (error) {
-    showError(`The view could not connect to the host: ${error instanceof Error ? error.message : error}`);
+    showError(state.speech.t.cannotConnect(error instanceof Error ? error.message : String(error)));
     return;
   }
   applyContext(app.getHostContext());
-  document.documentElement.lang = state.format.locale;
+  label();
   enableControls();
 }
 

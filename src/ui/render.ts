@@ -1,13 +1,20 @@
 /**
- * Draws a Review (contract.ts) into the page: the window and completeness, totals per currency,
- * one bar chart per currency by the first group key, the pending queue by age, or a list's
- * largest budgets. Every chart is a real table (caption, header cells, figures as text) whose
- * bars are decoration, so the table is the chart's text equivalent. Upstream text only ever
- * enters the page as text nodes.
+ * Draws a Review (contract.ts) into the page in the host's language: the window and completeness,
+ * totals per currency, one bar chart per currency by the first group key, the pending queue by age,
+ * or a list's largest budgets. Every chart is a real table (caption, header cells, figures as text)
+ * whose bars are decoration, so the table is the chart's text equivalent. Upstream text only ever
+ * enters the page as text nodes, each isolated for bidirectional display (`<bdi>`) and free to wrap,
+ * so a right-to-left override or a 5,000-character name cannot reorder or push away our figures.
  */
-import type { Bar, BudgetRow, GroupKey, Period, Review } from "./contract.js";
+import type { Bar, BudgetRow, Filter, GroupKey, Period, Review } from "./contract.js";
 import type { Format } from "./format.js";
+import { type Messages, snapshotAge } from "./messages/index.js";
 
+/** The host's locale: its number formats and its words. */
+export interface Speech {
+  fmt: Format;
+  t: Messages;
+}
 type Child = Node | string | null | undefined | false;
 
 /** An element with attributes (`class` included) and children; false/undefined attributes are left out. */
@@ -28,135 +35,197 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
-const KEY_LABELS: Record<GroupKey, string> = {
-  currency: "Currency",
-  status: "Status",
-  cost_center: "Cost center",
-  third_party: "Third party",
-  month: "Month",
-  work_order_status: "Work-order status",
-  age: "Age (days)",
-};
+/** Upstream text (a name, a folio, a note): isolated from the text around it, wrapping anywhere. */
+export const upstream = (text: string) => h("bdi", { class: "upstream" }, text);
 
-const DATE_TYPES: Record<string, string> = {
-  creation_date: "creation date",
-  initial_date: "initial date",
-  final_date: "final date",
-  approval_date: "approval date",
-};
+/** An unmapped currency's name: quoted, on a line of its own, never beside an amount. */
+export const currencyName = (name: string, t: Messages) =>
+  h(
+    "span",
+    { class: "currency-name", "data-testid": "currency-name" },
+    t.quotes[0],
+    upstream(name),
+    t.quotes[1],
+  );
+
+/** An amount as a node of its own (`.money`), so nothing around it can run into it. */
+const money = (amount: number, currency: string, mapped: boolean, fmt: Format) =>
+  h("span", { class: "money" }, fmt.money(amount, currency, mapped));
+
+/** A table's caption: "USD: <what>", or an unmapped currency's quoted name over <what>. */
+function caption(currency: string, mapped: boolean, what: Child[], t: Messages): HTMLElement {
+  if (mapped) return h("caption", {}, `${currency}: `, ...what);
+  return h(
+    "caption",
+    {},
+    currencyName(currency, t),
+    h("span", { class: "caption-meta" }, t.noIsoCode),
+    h("span", { class: "caption-line" }, ...what),
+  );
+}
 
 /** Rows a chart or table shows before its "Show all" button. */
 const FIRST_ROWS = 12;
 
 /** The window line: the period in UTC, the date it filters on, whether it is the default, today. */
-export function windowText(period: Period, today: string | undefined, fmt: Format): string {
-  let span: string;
+export function windowText(period: Period, today: string | undefined, { fmt, t }: Speech): (Node | string)[] {
+  let span: Node | string;
   if (period.since !== undefined || period.until !== undefined) {
-    const since = period.since ? fmt.instant(period.since) : "the first budget";
-    const until = period.until ? fmt.instant(period.until) : "now";
-    span = `${since} – ${until} (UTC)`;
+    const since = period.since ? fmt.instant(period.since) : t.window.openStart;
+    const until = period.until ? fmt.instant(period.until) : t.window.openEnd;
+    span = t.window.span(since, until);
   } else if (period.text !== undefined) {
-    span = period.text;
+    span = upstream(period.text);
   } else {
-    span = period.typeDate !== undefined || period.isDefault !== undefined ? "every date" : "not stated";
+    span =
+      period.typeDate !== undefined || period.isDefault !== undefined
+        ? t.window.everyDate
+        : t.window.notStated;
   }
-  const parts = [`Window: ${span}`];
-  if (period.typeDate) parts.push(`by ${DATE_TYPES[period.typeDate] ?? period.typeDate}`);
-  if (period.isDefault) parts.push("default period");
-  if (today) parts.push(`today ${fmt.instant(today)}`);
-  return parts.join(" · ");
+  const parts: (Node | string)[] = [];
+  if (period.typeDate) {
+    const basis = t.dateBasis[period.typeDate as keyof Messages["dateBasis"]] ?? period.typeDate;
+    parts.push(t.window.basis(basis));
+  }
+  if (period.isDefault) parts.push(t.window.defaultPeriod);
+  if (today) parts.push(t.window.today(fmt.instant(today)));
+  const line = typeof span === "string" ? [t.window.line(span)] : [t.window.line(""), span];
+  return [...line, ...parts.flatMap((p) => [" · ", p])];
 }
 
-/** The head of the view: window, the call's filters, counts, complete or partial, sandbox. */
-export function renderHead(review: Review, fmt: Format, filters: string[]): Node[] {
+function filtersLine(filters: Filter[], t: Messages): HTMLElement | null {
+  if (filters.length === 0) return null;
+  const items = filters.map((f) =>
+    "key" in f ? [`${t.filter[f.key]} `, upstream(f.value)] : [`${f.field} ${f.bound} `, upstream(f.value)],
+  );
+  return h(
+    "p",
+    { class: "window", "data-testid": "filters" },
+    `${t.filters} `,
+    ...items.flatMap((item, i) => (i === 0 ? item : [" · ", ...item])),
+  );
+}
+
+/** The partial result's reason, in the host's language. */
+function partialText(review: Review, t: Messages): string | undefined {
+  switch (review.partial) {
+    case undefined:
+      return undefined;
+    case "capped":
+      return t.partialCapped;
+    case "resumable":
+      return t.partialResumable;
+    case "list":
+      return t.partialList(review.returned ?? 0, review.total ?? 0, review.nextStart ?? null);
+    case "see-notes":
+      return t.partialNotes;
+  }
+}
+
+/** The head of the view: window, the call's filters, counts, complete or partial, sandbox, snapshot age. */
+export function renderHead(review: Review, speech: Speech, filters: Filter[], now: number): Node[] {
+  const { t } = speech;
   const counts =
     review.kind === "review"
-      ? `Scanned ${fmt.count(review.scanned ?? 0)} · matched ${fmt.count(review.matched ?? 0)} budgets`
-      : `${fmt.count(review.returned ?? 0)} of ${fmt.count(review.total ?? 0)} budgets in this result${
-          review.scanned !== undefined ? ` · scanned ${fmt.count(review.scanned)}` : ""
+      ? t.reviewCounts(review.scanned ?? 0, review.matched ?? 0)
+      : `${t.listCounts(review.returned ?? 0, review.total ?? 0)}${
+          review.scanned !== undefined ? ` · ${t.scanned(review.scanned)}` : ""
         }`;
+  const partial = partialText(review, t);
   return [
-    h("p", { class: "window", "data-testid": "window" }, windowText(review.period, review.today, fmt)),
-    filters.length > 0
-      ? h("p", { class: "window", "data-testid": "filters" }, `Filters: ${filters.join(" · ")}`)
-      : null,
+    h("p", { class: "window", "data-testid": "window" }, ...windowText(review.period, review.today, speech)),
+    filtersLine(filters, t),
+    review.asOf === undefined ? null : asOfLine(review.asOf, now, t),
     h(
       "p",
       { class: "facts" },
       h("span", { "data-testid": "counts" }, counts),
       " ",
       review.complete
-        ? h("span", { class: "badge ok", "data-testid": "completeness" }, "Complete")
-        : h("span", { class: "badge warn", "data-testid": "completeness" }, "Partial"),
-      review.sandbox ? h("span", { class: "badge", "data-testid": "sandbox" }, "Sandbox data") : null,
+        ? h("span", { class: "badge ok", "data-testid": "completeness" }, t.complete)
+        : h("span", { class: "badge warn", "data-testid": "completeness" }, t.partial),
+      review.sandbox ? h("span", { class: "badge", "data-testid": "sandbox" }, t.sandbox) : null,
     ),
-    review.partial ? h("p", { class: "partial" }, review.partial) : null,
+    partial ? h("p", { class: "partial", "data-testid": "partial" }, partial) : null,
+    review.resume === undefined
+      ? null
+      : h("button", { type: "button", class: "continue", name: "continue" }, t.continueReview),
   ].filter((n) => n !== null);
 }
 
+/** The as-of line's words at `now` (main.ts keeps the age current). */
+export const asOfText = (asOf: string, now: number, t: Messages) => {
+  const { time, seconds } = snapshotAge(asOf, now);
+  return t.asOf(time, seconds);
+};
+
+/** "As of 10:42:07Z, 95 s ago" and the "Read again" button (a fresh read upstream). */
+function asOfLine(asOf: string, now: number, t: Messages): HTMLElement {
+  return h(
+    "p",
+    { class: "window as-of" },
+    h("span", { "data-testid": "as-of", "data-as-of": asOf }, asOfText(asOf, now, t)),
+    " ",
+    h("button", { type: "button", class: "more", name: "fresh" }, t.readAgain),
+  );
+}
+
 /** The body of the view for a review or a list. */
-export function renderBody(review: Review, fmt: Format): Node[] {
+export function renderBody(review: Review, speech: Speech): Node[] {
+  const { t } = speech;
   const out: Node[] = [];
   if (review.kind === "review") {
-    if (review.totals.length === 0) out.push(h("p", { class: "empty" }, "No budget matches this review."));
-    else out.push(totals(review, fmt));
-    if (review.groupKey && review.charts.length > 0) out.push(charts(review, review.groupKey, fmt));
-    if (review.age.length > 0) out.push(ageCharts(review, fmt));
+    if (review.totals.length === 0) out.push(h("p", { class: "empty" }, t.noMatch));
+    else out.push(totals(review, speech));
+    if (review.groupKey && review.charts.length > 0) out.push(charts(review, review.groupKey, speech));
+    if (review.age.length > 0) out.push(ageCharts(review, speech));
   } else if (review.largest.length === 0) {
-    out.push(h("p", { class: "empty" }, "No budget in this result."));
+    out.push(h("p", { class: "empty" }, t.noBudget));
   } else {
-    out.push(largest(review, fmt));
+    out.push(largest(review, speech));
   }
   if (review.totals.length > 0 || review.largest.length > 0) {
-    out.push(
-      h(
-        "p",
-        { class: "footnote" },
-        "items_total: the sum of a budget's line totals, before its discount and before taxes. Currencies are never added together.",
-      ),
-    );
+    out.push(h("p", { class: "footnote" }, t.footnote));
   }
   if (review.notes.length > 0) {
     out.push(
       h(
         "section",
         { class: "notes", "aria-labelledby": "notes-title" },
-        h("h2", { id: "notes-title" }, "Notes"),
-        h("ul", {}, ...review.notes.map((n) => h("li", {}, n))),
+        h("h2", { id: "notes-title" }, t.notes),
+        // The server's notes quote upstream values: each note is isolated from the next.
+        h("ul", {}, ...review.notes.map((n) => h("li", {}, upstream(n)))),
       ),
     );
   }
   return out;
 }
 
-function totals(review: Review, fmt: Format): HTMLElement {
+function totals(review: Review, { fmt, t }: Speech): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "totals-title" },
-    h("h2", { id: "totals-title" }, "Totals per currency"),
+    h("h2", { id: "totals-title" }, t.totalsTitle),
     h(
       "ul",
       { class: "tiles", "data-testid": "totals" },
-      ...review.totals.map((t) =>
+      ...review.totals.map((c) =>
         h(
           "li",
-          { class: "tile", "data-currency": t.currency },
+          { class: "tile", "data-currency": c.currency },
           h(
             "span",
-            { class: t.mapped ? "tile-amount" : "tile-amount unmapped", "data-testid": "total" },
-            fmt.money(t.total, t.currency, t.mapped),
+            { class: c.mapped ? "tile-amount money" : "tile-amount money unmapped", "data-testid": "total" },
+            fmt.money(c.total, c.currency, c.mapped),
           ),
-          t.mapped
-            ? null
-            : h("span", { class: "tile-meta" }, "no ISO 4217 code: never added to another currency"),
+          c.mapped ? null : currencyName(c.currency, t),
+          c.mapped ? null : h("span", { class: "tile-meta" }, t.noIsoCode),
           h(
             "span",
             { class: "tile-meta" },
             [
-              `${fmt.count(t.count)} ${t.count === 1 ? "budget" : "budgets"}`,
-              t.oldestPendingDays === undefined
-                ? undefined
-                : `oldest pending ${fmt.count(t.oldestPendingDays)} ${t.oldestPendingDays === 1 ? "day" : "days"}`,
+              t.budgets(c.count),
+              c.oldestPendingDays === undefined ? undefined : t.oldestPending(c.oldestPendingDays),
             ]
               .filter(Boolean)
               .join(" · "),
@@ -176,57 +245,78 @@ const AGE_LEVEL: Record<string, string> = {
   "over 90": "age-4",
 };
 
-const labelOf = (key: GroupKey, bar: Bar, fmt: Format) =>
-  bar.label === null ? "(none)" : key === "month" ? fmt.month(bar.label) : bar.label;
+/** A group's value: the server's own words translated, a month formatted, upstream text isolated. */
+function labelOf(key: GroupKey, bar: Bar, { fmt, t }: Speech): Node | string {
+  if (bar.label === null) return t.none;
+  const ours = (table: Record<string, string>) =>
+    Object.hasOwn(table, bar.label!) ? table[bar.label!] : undefined;
+  switch (key) {
+    case "month":
+      return fmt.month(bar.label);
+    case "status":
+      return ours(t.values.status) ?? upstream(bar.label);
+    case "work_order_status":
+      return ours(t.values.workOrderStatus) ?? upstream(bar.label);
+    case "age":
+      return ours(t.values.age) ?? upstream(bar.label);
+    default:
+      return upstream(bar.label);
+  }
+}
 
-function charts(review: Review, key: GroupKey, fmt: Format): HTMLElement {
+function charts(review: Review, key: GroupKey, speech: Speech): HTMLElement {
+  const { fmt, t } = speech;
   return h(
     "section",
     { "aria-labelledby": "charts-title" },
-    h("h2", { id: "charts-title" }, `By ${KEY_LABELS[key].toLowerCase()}`),
+    h("h2", { id: "charts-title" }, t.chartsTitle(t.keyPhrase[key])),
     h(
       "div",
       { class: "charts" },
       ...review.charts.map((chart) => {
         const max = Math.max(0, ...chart.bars.map((b) => b.total));
         return barTable({
-          caption: `${chart.currency}: items_total by ${KEY_LABELS[key].toLowerCase()}`,
+          caption: caption(chart.currency, chart.mapped, [t.chartCaption(t.keyPhrase[key])], t),
           currency: chart.currency,
           mapped: chart.mapped,
-          head: [KEY_LABELS[key], "items_total", "Budgets"],
+          head: [t.keyHead[key], "items_total", t.budgetsHead],
+          bar: t.bar,
           rows: chart.bars.map((b) => ({
-            label: labelOf(key, b, fmt),
+            label: labelOf(key, b, speech),
             share: max > 0 ? Math.max(0, b.total) / max : 0,
             level: key === "age" && b.label !== null ? AGE_LEVEL[b.label] : undefined,
-            cells: [fmt.money(b.total, chart.currency, chart.mapped), fmt.count(b.count)],
+            cells: [money(b.total, chart.currency, chart.mapped, fmt), fmt.count(b.count)],
           })),
+          t,
         });
       }),
     ),
   );
 }
 
-function ageCharts(review: Review, fmt: Format): HTMLElement {
+function ageCharts(review: Review, { fmt, t }: Speech): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "age-title" },
-    h("h2", { id: "age-title" }, "Pending queue by age"),
+    h("h2", { id: "age-title" }, t.ageTitle),
     h(
       "div",
       { class: "charts" },
       ...review.age.map((chart) => {
         const max = Math.max(0, ...chart.buckets.map((b) => b.count));
         return barTable({
-          caption: `${chart.currency}: pending budgets by days waiting`,
+          caption: caption(chart.currency, chart.mapped, [t.ageCaption], t),
           currency: chart.currency,
           mapped: chart.mapped,
-          head: ["Age (days)", "Budgets", "items_total"],
+          head: [t.keyHead.age, t.budgetsHead, "items_total"],
+          bar: t.bar,
           rows: chart.buckets.map((b) => ({
-            label: b.age,
+            label: t.values.age[b.age],
             share: max > 0 ? b.count / max : 0,
             level: AGE_LEVEL[b.age],
-            cells: [fmt.count(b.count), fmt.money(b.total, chart.currency, chart.mapped)],
+            cells: [fmt.count(b.count), money(b.total, chart.currency, chart.mapped, fmt)],
           })),
+          t,
         });
       }),
     ),
@@ -234,20 +324,22 @@ function ageCharts(review: Review, fmt: Format): HTMLElement {
 }
 
 interface BarRow {
-  label: string;
+  label: Node | string;
   /** 0..1 of the widest bar. */
   share: number;
   level?: string | undefined;
-  cells: string[];
+  cells: (Node | string)[];
 }
 
 /** A bar chart as a table: label, a decorative bar, then the figures as text. */
 function barTable(chart: {
-  caption: string;
+  caption: HTMLElement;
   currency: string;
   mapped: boolean;
   head: string[];
+  bar: string;
   rows: BarRow[];
+  t: Messages;
 }): HTMLElement {
   const [label, ...figures] = chart.head;
   const body = chart.rows.map((row, i) => {
@@ -265,7 +357,7 @@ function barTable(chart: {
   const table = h(
     "table",
     { class: chart.mapped ? "chart" : "chart unmapped", "data-currency": chart.currency },
-    h("caption", {}, chart.caption),
+    chart.caption,
     h(
       "thead",
       {},
@@ -273,22 +365,22 @@ function barTable(chart: {
         "tr",
         {},
         h("th", { scope: "col" }, label ?? ""),
-        h("th", { scope: "col", class: "bar-cell" }, h("span", { class: "sr-only" }, "Bar")),
+        h("th", { scope: "col", class: "bar-cell" }, h("span", { class: "sr-only" }, chart.bar)),
         ...figures.map((f) => h("th", { scope: "col", class: "num" }, f)),
       ),
     ),
     h("tbody", {}, ...body),
   );
-  return h("div", { class: "chart-box" }, table, showAll(body));
+  return h("div", { class: "chart-box" }, table, showAll(body, chart.t));
 }
 
 /** "Show all N rows" for a long table: the hidden rows are in the page, one press away, never dropped. */
-function showAll(rows: HTMLElement[]): HTMLElement | null {
+function showAll(rows: HTMLElement[], t: Messages): HTMLElement | null {
   if (rows.length <= FIRST_ROWS) return null;
   const button = h(
     "button",
     { type: "button", class: "more", "aria-expanded": "false" },
-    `Show all ${rows.length} rows`,
+    t.showAll(rows.length),
   );
   button.addEventListener("click", () => {
     const open = button.getAttribute("aria-expanded") !== "true";
@@ -296,53 +388,60 @@ function showAll(rows: HTMLElement[]): HTMLElement | null {
       r.hidden = !open && i >= FIRST_ROWS;
     });
     button.setAttribute("aria-expanded", String(open));
-    button.textContent = open ? `Show the first ${FIRST_ROWS} rows` : `Show all ${rows.length} rows`;
+    button.textContent = open ? t.showFirst(FIRST_ROWS) : t.showAll(rows.length);
   });
   return button;
 }
 
-function largest(review: Review, fmt: Format): HTMLElement {
+function largest(review: Review, { fmt, t }: Speech): HTMLElement {
+  const heads = t.recordHeads;
+  const status = (label: string | null) =>
+    label === null
+      ? "–"
+      : Object.hasOwn(t.values.statusLabel, label)
+        ? t.values.statusLabel[label as keyof Messages["values"]["statusLabel"]]
+        : upstream(label);
   return h(
     "section",
     { "aria-labelledby": "largest-title" },
-    h("h2", { id: "largest-title" }, "Largest budgets"),
+    h("h2", { id: "largest-title" }, t.largestTitle),
     ...review.largest.map((group) => {
       const rows = group.rows.map((r: BudgetRow, i) =>
         h(
           "tr",
           { hidden: i >= FIRST_ROWS },
-          h("th", { scope: "row" }, r.folio),
-          h("td", {}, r.workOrder ?? "–"),
-          h("td", {}, r.thirdParty ?? "–"),
-          h("td", {}, r.status ?? "–"),
-          h("td", { class: "num" }, fmt.money(r.total, r.currency, r.mapped)),
+          h("th", { scope: "row" }, upstream(r.folio)),
+          h("td", {}, r.workOrder === null ? "–" : upstream(r.workOrder)),
+          h("td", {}, r.thirdParty === null ? "–" : upstream(r.thirdParty)),
+          h("td", {}, status(r.status)),
+          h("td", { class: "num" }, money(r.total, r.currency, r.mapped, fmt)),
         ),
       );
-      const n = group.rows.length;
+      const what = [
+        t.largestCaption(group.rows.length, fmt.money(group.total, group.currency, group.mapped)),
+      ];
       return h(
         "div",
         { class: "chart-box" },
         h(
           "table",
-          { class: "records", "data-currency": group.currency },
-          h(
-            "caption",
-            {},
-            `${group.currency}: ${fmt.count(n)} ${n === 1 ? "budget" : "budgets"}, ${fmt.money(group.total, group.currency, group.mapped)} in all`,
-          ),
+          { class: group.mapped ? "records" : "records unmapped", "data-currency": group.currency },
+          caption(group.currency, group.mapped, what, t),
           h(
             "thead",
             {},
             h(
               "tr",
               {},
-              ...["Folio", "Work order", "Third party", "Status"].map((c) => h("th", { scope: "col" }, c)),
+              ...[heads.folio, heads.workOrder, heads.thirdParty, heads.status].map((c) =>
+                h("th", { scope: "col" }, c),
+              ),
               h("th", { scope: "col", class: "num" }, "items_total"),
             ),
           ),
           h("tbody", {}, ...rows),
         ),
-        showAll(rows),
+        showAll(rows, t),
       );
     }),
   );

@@ -6,18 +6,21 @@
  * UI_SCREENSHOTS=1 also writes the README's screenshots.
  */
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import type { Browser, Locator } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
 import { cleanEnv } from "../e2e/bin.js";
 import {
+  expectClean,
   type Hosted,
   launch,
   type McpServer,
   openView,
   plainText,
+  read,
   screenshot,
   startServer,
+  textOf,
 } from "./harness.js";
 
 let browser: Browser;
@@ -36,8 +39,6 @@ afterAll(async () => {
 async function call(args: Record<string, unknown>, on = server): Promise<CallToolResult> {
   return (await on.client.callTool({ name: "query_budgets", arguments: args })) as CallToolResult;
 }
-
-const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 
 /** The charts by the first group key (the pending queue by age is a section of its own). */
 const BY_KEY = 'section[aria-labelledby="charts-title"]';
@@ -60,8 +61,6 @@ async function open(
   opened.push(hosted);
   return { hosted, result };
 }
-
-const read = async (l: Locator) => plainText(await l.textContent());
 
 /** A computed style of the view's first element matching `selector`. */
 const styleOf = (hosted: Hosted, selector: string, property: "backgroundColor" | "color") =>
@@ -95,11 +94,6 @@ function keyedLines(text: string): { key: string; code: string; money: string; c
   }));
 }
 
-function expectClean(hosted: Hosted) {
-  expect(hosted.requests, "requests leaving the page").toEqual([]);
-  expect(hosted.errors, "console errors").toEqual([]);
-}
-
 describe("the budget-review view", () => {
   it("shows each currency's total as the agent's text says it, the window, and completeness", async () => {
     const args = { status: "pending", group_by: ["currency"] };
@@ -122,7 +116,7 @@ describe("the budget-review view", () => {
     expect(sc.period).toMatchObject({ type_date: "creation_date", default: true });
     expect(await read(hosted.view.getByTestId("window"))).toBe(
       plainText(
-        `Window: ${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (UTC) · by creation date · default period · today ${day.format(Date.parse(sc.today))}`,
+        `Window: ${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (UTC) · by work-order creation date · default period · today ${day.format(Date.parse(sc.today))}`,
       ),
     );
     expect(await read(hosted.view.getByTestId("counts"))).toBe(

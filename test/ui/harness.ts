@@ -7,11 +7,12 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Client } from "@modelcontextprotocol/client";
+import { type CallToolResult, Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { getToolUiResourceUri, type McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
 import { build } from "esbuild";
-import { type Browser, chromium, type FrameLocator, type Page } from "playwright-core";
+import { type Browser, chromium, type FrameLocator, type Locator, type Page } from "playwright-core";
+import { expect } from "vitest";
 import { BIN } from "../e2e/bin.js";
 
 /** Debian's chromium (`.ci/run` installs it); CHROMIUM_PATH overrides. */
@@ -101,11 +102,21 @@ export interface OpenOptions {
   toolResult: unknown;
   context?: McpUiHostContext;
   serverTools?: boolean;
+  /**
+   * Answers the view's tools/call instead of the server: for results of fields the server does
+   * not send yet (e.g. `resume`); by default every call goes to the real server.
+   */
+  callTool?: (params: { name: string; arguments?: Record<string, unknown> }) => Promise<unknown>;
+  /** The page's clock, fixed at this instant (Date.now in the view), for the snapshot's age. */
+  now?: Date;
+  /** The page's size (the iframe is 40 px narrower). */
+  viewport?: { width: number; height: number };
 }
 
 /** A fresh page hosting the view with this tool call, once the view has drawn the result. */
 export async function openView(browser: Browser, options: OpenOptions): Promise<Hosted> {
-  const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+  const page = await browser.newPage({ viewport: options.viewport ?? { width: 800, height: 900 } });
+  if (options.now) await page.clock.setFixedTime(options.now);
   const requests: string[] = [];
   const errors: string[] = [];
   page.on("console", (m) => {
@@ -119,8 +130,10 @@ export async function openView(browser: Browser, options: OpenOptions): Promise<
     requests.push(url);
     return route.abort("blockedbyclient");
   });
-  await page.exposeFunction("mcpCallTool", (params: { name: string; arguments?: Record<string, unknown> }) =>
-    options.server.client.callTool(params),
+  await page.exposeFunction(
+    "mcpCallTool",
+    (params: { name: string; arguments?: Record<string, unknown> }) =>
+      options.callTool?.(params) ?? options.server.client.callTool(params),
   );
   await page.goto(HOST_URL);
   await page.evaluate((o) => (globalThis as unknown as HostWindow).host.open(o), {
@@ -149,12 +162,25 @@ export async function screenshot(hosted: Hosted, file: string): Promise<void> {
   const frame = hosted.page.locator("iframe");
   const box = await frame.boundingBox();
   // The whole view in the viewport: Chromium paints an iframe's off-screen part blank.
-  if (box) await hosted.page.setViewportSize({ width: 800, height: Math.ceil(box.y + box.height) });
+  const width = hosted.page.viewportSize()?.width ?? 800;
+  if (box) await hosted.page.setViewportSize({ width, height: Math.ceil(box.y + box.height) });
   await frame.screenshot({ path: file });
 }
 
 /** Text as a person reads it: no-break and narrow spaces (Intl's) as plain spaces. */
 export const plainText = (s: string | null) => (s ?? "").replace(/[\u00a0\u202f]/g, " ").trim();
+
+/** A locator's text as a person reads it. */
+export const read = async (l: Locator) => plainText(await l.textContent());
+
+/** A tool result's first text block (what the agent reads). */
+export const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;
+
+/** No request left the page and no frame logged an error. */
+export function expectClean(hosted: Hosted) {
+  expect(hosted.requests, "requests leaving the page").toEqual([]);
+  expect(hosted.errors, "console errors").toEqual([]);
+}
 
 /** What host/host.ts puts on the host page's window (page.evaluate runs in the browser). */
 export interface HostWindow {

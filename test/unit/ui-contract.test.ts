@@ -4,7 +4,15 @@
  * same against real results; these pin the edge cases one result rarely has at once.
  */
 import { describe, expect, it } from "vitest";
-import { argumentsFor, choicesOf, type Review, readResult } from "../../src/ui/contract.js";
+import {
+  argumentsFor,
+  choicesOf,
+  filtersOf,
+  freshArguments,
+  type Review,
+  readResult,
+  resumeArguments,
+} from "../../src/ui/contract.js";
 import { decimal, plus } from "../../src/ui/decimal.js";
 
 const sum = (...xs: number[]) => xs.map(decimal).reduce(plus, decimal(0)).value();
@@ -23,8 +31,8 @@ describe("exact sums", () => {
 
 describe("reading a result", () => {
   it("says when a result is no query_budgets result", () => {
-    expect(readResult(undefined)).toEqual({ problem: expect.stringContaining("query_budgets") });
-    expect(readResult({ tools: [] })).toEqual({ problem: expect.stringContaining("query_budgets") });
+    expect(readResult(undefined)).toEqual({ problem: "no-budget-data" });
+    expect(readResult({ tools: [] })).toEqual({ problem: "no-budget-data" });
   });
 
   it("takes the first group key from the rows' key order (the call's order), currency aside", () => {
@@ -102,7 +110,7 @@ describe("reading a result", () => {
     });
     expect(r).toMatchObject({ complete: false, today: "2026-11-26", charts: [] });
     expect(r.groupKey).toBeUndefined();
-    expect(r.partial).toMatch(/max_records/);
+    expect(r.partial).toBe("capped");
     expect(r.period).toEqual({ since: "2026-10-27T00:00:00Z", typeDate: "approval_date", isDefault: false });
     expect(review({ budgets: [], groups: [], review: { capped: true } }).complete).toBe(false);
   });
@@ -157,7 +165,7 @@ describe("reading a result", () => {
       ],
     });
     expect(r).toMatchObject({ kind: "list", complete: false, returned: 3, total: 40, nextStart: 3 });
-    expect(r.partial).toBe("Partial: 3 of 40 budgets are in this result; the rest start at start=3.");
+    expect(r.partial).toBe("list");
     expect(r.largest.map((g) => [g.currency, g.rows.map((x) => x.folio), g.total])).toEqual([
       ["CLP", ["3"], 7000],
       ["USD", ["2", "1"], 55],
@@ -232,5 +240,95 @@ describe("the controls", () => {
   it("keep the call's own window when the period control says so", () => {
     const args = { since: "2026-01-01", until: "2026-06-30", group_by: ["status"] };
     expect(argumentsFor(args, { status: "", period: "current", group: "status" })).toEqual(args);
+  });
+
+  it("never carry a resume token or a fresh read into a control's call", () => {
+    const args = { status: "pending", group_by: ["currency"], resume: "t1", fresh: true };
+    expect(argumentsFor(args, { status: "pending", period: "30", group: "status" })).toEqual({
+      status: "pending",
+      group_by: ["status"],
+    });
+  });
+});
+
+describe("a partial review that resumes, and a result from the server's snapshot (interface.md §6c)", () => {
+  const partial = {
+    budgets: [],
+    groups: [{ currency: "USD", count: 1, items_total: 1 }],
+    review: { scanned: 400, matched: 12 },
+    complete: false,
+    resume: "opaque-token",
+    as_of: "2026-11-26T10:42:07Z",
+  };
+
+  it("reads the token and the snapshot's instant, and says the review can go on", () => {
+    expect(review(partial)).toMatchObject({
+      complete: false,
+      partial: "resumable",
+      resume: "opaque-token",
+      asOf: "2026-11-26T10:42:07Z",
+    });
+  });
+
+  it.each([
+    ["no token", { resume: undefined }],
+    ["an empty token", { resume: "" }],
+    ["a token that is no string", { resume: 42 }],
+    ["a complete result (nothing to continue)", { complete: true }],
+  ])("offers no continuation for %s", (_, change) => {
+    const r = review({ ...partial, ...change });
+    expect(r.resume).toBeUndefined();
+    expect(r.partial).not.toBe("resumable");
+  });
+
+  it.each([
+    ["absent", undefined],
+    ["not a date", "soon"],
+    ["a number", 1_764_153_727_000],
+  ])("shows no as-of line when as_of is %s", (_, asOf) => {
+    expect(review({ ...partial, as_of: asOf }).asOf).toBeUndefined();
+  });
+
+  it("calls a partial review that is not capped and has no token a partial for the reasons its notes give", () => {
+    expect(review({ ...partial, resume: undefined }).partial).toBe("see-notes");
+    expect(review({ ...partial, resume: undefined, review: { capped: true } }).partial).toBe("capped");
+  });
+
+  it("continues with the same arguments and the token; reads again with fresh, never both", () => {
+    const args = { status: "pending", group_by: ["cost_center"], since: "P365D", resume: "old", fresh: true };
+    expect(resumeArguments(args, "new")).toEqual({
+      status: "pending",
+      group_by: ["cost_center"],
+      since: "P365D",
+      resume: "new",
+    });
+    expect(freshArguments(args)).toEqual({
+      status: "pending",
+      group_by: ["cost_center"],
+      since: "P365D",
+      fresh: true,
+    });
+  });
+});
+
+describe("the call's filters the head names", () => {
+  it("labels each argument it keeps, bounds by their amount field, in a fixed order", () => {
+    expect(
+      filtersOf({
+        wo_folio: 9,
+        max_total: 10,
+        min_total: 1,
+        amount: "net",
+        third_party: "Acme",
+        currency: ["EUR", "USD"],
+        status: "pending",
+      }),
+    ).toEqual([
+      { key: "currency", value: "EUR, USD" },
+      { key: "third_party", value: "Acme" },
+      { bound: "≥", field: "net_total", value: "1" },
+      { bound: "≤", field: "net_total", value: "10" },
+      { key: "wo_folio", value: "9" },
+    ]);
   });
 });

@@ -52,7 +52,7 @@ window.host = {
     iframe.title = "Budget review";
     // A view runs sandboxed: scripts only, an opaque origin, no access to the host page.
     iframe.setAttribute("sandbox", "allow-scripts");
-    iframe.style.cssText = "width: 760px; height: 200px; border: 0; display: block;";
+    iframe.style.cssText = "width: calc(100vw - 40px); height: 200px; border: 0; display: block;";
     document.body.append(iframe);
     bridge = new AppBridge(
       null,

@@ -1,0 +1,157 @@
+/**
+ * The view's words in the host's language (interface.md §6d): English, Spanish and Portuguese,
+ * English for any other language. Each language is one module giving every key of `Messages`, so
+ * a missing translation fails typecheck. A message is a whole phrase per language (a function
+ * when it holds figures), never English fragments glued together; counts choose their form with
+ * Intl.PluralRules. Numbers, money and dates come in already formatted (format.ts).
+ */
+import type { AgeBucket, GroupChoice, GroupKey, PeriodChoice, StatusChoice } from "../contract.js";
+
+/** A count's forms by plural category; `#` is the count in the locale's digits; `=0` overrides zero. */
+export interface Plural {
+  "=0"?: string;
+  zero?: string;
+  one?: string;
+  two?: string;
+  few?: string;
+  many?: string;
+  other: string;
+}
+
+/** What a language module gets to write its messages: counts in the locale's digits and plural forms. */
+export interface Say {
+  /** 1234 → "1,234" (en), "1.234" (es, pt). */
+  num(n: number): string;
+  /** The form of `forms` that fits `n`, with `#` as the number. */
+  count(n: number, forms: Plural): string;
+}
+
+/** The date a window filters on, by the API's `type_date` name (plus the server's `budget_created`). */
+export type DateBasis = "creation_date" | "budget_created" | "initial_date" | "final_date" | "approval_date";
+/** The server's own words for a group's value (not upstream text), which the view translates. */
+export type StatusValue = "pending" | "approved" | "rejected";
+export type StatusLabel = "pending approval" | "approved" | "rejected/cancelled";
+export type WorkOrderStatus = "in process" | "in review" | "finished" | "cancelled";
+/** The call's filters the head names, by argument. */
+export type FilterKey = "currency" | "cost_center" | "third_party" | "id" | "wo_folio";
+
+export interface Messages {
+  /** The page's title and heading. */
+  title: string;
+  waiting: string;
+  controls: { legend: string; status: string; period: string; group: string; update: string };
+  statusChoices: Record<StatusChoice, string>;
+  periodChoices: Record<PeriodChoice, string>;
+  groupChoices: Record<GroupChoice, string>;
+  /** A group key as a column head ("Cost center") and inside a phrase ("by cost center"). */
+  keyHead: Record<GroupKey, string>;
+  keyPhrase: Record<GroupKey, string>;
+  values: {
+    status: Record<StatusValue, string>;
+    statusLabel: Record<StatusLabel, string>;
+    workOrderStatus: Record<WorkOrderStatus, string>;
+    age: Record<AgeBucket, string>;
+  };
+  dateBasis: Record<DateBasis, string>;
+  window: {
+    line(span: string): string;
+    span(since: string, until: string): string;
+    openStart: string;
+    openEnd: string;
+    everyDate: string;
+    notStated: string;
+    basis(basis: string): string;
+    defaultPeriod: string;
+    today(date: string): string;
+  };
+  /** "Filters:" before the call's filters. */
+  filters: string;
+  filter: Record<FilterKey, string>;
+  reviewCounts(scanned: number, matched: number): string;
+  listCounts(returned: number, total: number): string;
+  scanned(n: number): string;
+  complete: string;
+  partial: string;
+  sandbox: string;
+  partialCapped: string;
+  partialList(returned: number, total: number, nextStart: number | null): string;
+  partialResumable: string;
+  /** Partial for a reason the result's notes give (e.g. only the largest groups kept). */
+  partialNotes: string;
+  /** The snapshot line: the time the server read the budgets ("10:42:07Z") and how long ago. */
+  asOf(time: string, seconds: number): string;
+  readAgain: string;
+  continueReview: string;
+  noMatch: string;
+  noBudget: string;
+  footnote: string;
+  notes: string;
+  totalsTitle: string;
+  /** An unmapped currency: the line under its quoted name. */
+  noIsoCode: string;
+  budgets(n: number): string;
+  oldestPending(days: number): string;
+  none: string;
+  chartsTitle(keyPhrase: string): string;
+  chartCaption(keyPhrase: string): string;
+  ageTitle: string;
+  ageCaption: string;
+  budgetsHead: string;
+  bar: string;
+  showAll(rows: number): string;
+  showFirst(rows: number): string;
+  largestTitle: string;
+  largestCaption(n: number, total: string): string;
+  recordHeads: { folio: string; workOrder: string; thirdParty: string; status: string };
+  /** Quotation marks around upstream text that stands alone (an unmapped currency's name). */
+  quotes: readonly [open: string, close: string];
+  notABudgetResult: string;
+  failed: string;
+  noExplanation: string;
+  updating: string;
+  updated: string;
+  updateFailed: string;
+  cancelled(reason: string | undefined): string;
+  cannotRerun: string;
+  cannotConnect(reason: string): string;
+}
+
+/** A language module: its messages, given the locale's numbers and plural rules. */
+export type Catalogue = (say: Say) => Messages;
+
+export type Language = "en" | "es" | "pt";
+
+/** The catalogue's language for a BCP 47 tag: es-CL, es-MX → es; pt, pt-BR, pt-PT → pt; anything else → en. */
+export function languageOf(locale: string | undefined): Language {
+  const primary = /^([a-z]{2,3})(?:[-_]|$)/i.exec(locale?.trim() ?? "")?.[1]?.toLowerCase();
+  return primary === "es" || primary === "pt" ? primary : "en";
+}
+
+/** A snapshot's age in the unit a person reads best: seconds under two minutes, then minutes, then hours. */
+export function ageUnits(seconds: number): { n: number; unit: "s" | "min" | "h" } {
+  if (seconds < 120) return { n: seconds, unit: "s" };
+  if (seconds < 7200) return { n: Math.floor(seconds / 60), unit: "min" };
+  return { n: Math.floor(seconds / 3600), unit: "h" };
+}
+
+/** A snapshot's time as the server's first line writes it ("10:42:07Z", with the date when not today) and its age. */
+export function snapshotAge(asOf: string, now: number): { time: string; seconds: number } {
+  const ms = Date.parse(asOf);
+  const iso = new Date(ms).toISOString();
+  const sameDay = iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10);
+  const time = `${sameDay ? "" : `${iso.slice(0, 10)} `}${iso.slice(11, 19)}Z`;
+  // A host clock a little behind the server's reads as "0 s ago", never as the future.
+  return { time, seconds: Math.max(0, Math.floor((now - ms) / 1000)) };
+}
+
+export function createSay(locale: string): Say {
+  const numbers = new Intl.NumberFormat(locale);
+  const rules = new Intl.PluralRules(locale);
+  return {
+    num: (n) => numbers.format(n),
+    count(n, forms) {
+      const form = (n === 0 ? forms["=0"] : undefined) ?? forms[rules.select(n)] ?? forms.other;
+      return form.replaceAll("#", numbers.format(n));
+    },
+  };
+}
