@@ -41,7 +41,7 @@ export const pt: Catalogue = (say) => {
       third_party: "Terceiro",
       month: "Mês",
       work_order_status: "Situação da OS",
-      age: "Tempo em aberto (dias)",
+      age: "Dias em aberto",
       "": "Maiores orçamentos",
     },
     keyHead: {
@@ -51,7 +51,7 @@ export const pt: Catalogue = (say) => {
       third_party: "Terceiro",
       month: "Mês",
       work_order_status: "Situação da OS",
-      age: "Tempo em aberto (dias)",
+      age: "Dias em aberto",
     },
     keyPhrase: {
       currency: "moeda",
@@ -60,7 +60,7 @@ export const pt: Catalogue = (say) => {
       third_party: "terceiro",
       month: "mês",
       work_order_status: "situação da ordem de serviço",
-      age: "tempo em aberto (dias)",
+      age: "dias em aberto",
     },
     values: {
       status: { pending: "pendente", approved: "aprovado", rejected: "rejeitado" },
@@ -143,7 +143,7 @@ export const pt: Catalogue = (say) => {
     none: "(sem valor)",
     chartsTitle: (key) => `Por ${key}`,
     chartCaption: (key) => `items_total por ${key}`,
-    ageTitle: "Pendentes por tempo em aberto",
+    ageTitle: "Pendentes por dias em aberto",
     ageCaption: "orçamentos pendentes por dias de espera",
     budgetsHead: "Orçamentos",
     bar: "Barra",
