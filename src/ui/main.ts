@@ -143,7 +143,11 @@ function readChoices(): Choices {
  * Calls query_budgets with `args` through the host and draws the answer; on success the view's
  * call becomes `standing` (the arguments later controls, "Continue" and "Read again" start from).
  */
-async function run(args: Record<string, unknown>, standing: Record<string, unknown>): Promise<void> {
+async function run(
+  args: Record<string, unknown>,
+  standing: Record<string, unknown>,
+  refocus?: string,
+): Promise<void> {
   const seq = ++state.seq;
   const { t } = state.speech;
   main.setAttribute("aria-busy", "true");
@@ -154,6 +158,8 @@ async function run(args: Record<string, unknown>, standing: Record<string, unkno
     if (!result.isError) state.args = standing;
     showResult(result);
     live.textContent = result.isError ? t.updateFailed : t.updated;
+    // The head was drawn anew: a keyboard user who pressed one of its buttons keeps their place.
+    if (refocus) (head.querySelector(`button[name="${refocus}"]`) as HTMLButtonElement | null)?.focus();
   } catch (error) {
     if (seq !== state.seq) return;
     showError(error instanceof Error ? error.message : String(error));
@@ -179,9 +185,10 @@ controls.querySelector("button")!.addEventListener("click", () => {
 head.addEventListener("click", (event) => {
   const name = (event.target as HTMLElement).closest("button")?.name;
   const standing = standingArguments(state.args);
-  if (name === "continue" && state.review?.resume)
-    void run(resumeArguments(standing, state.review.resume), standing);
-  if (name === "fresh") void run(freshArguments(standing), standing);
+  if (name === "continue" && state.review?.resume) {
+    void run(resumeArguments(standing, state.review.resume), standing, name);
+  }
+  if (name === "fresh") void run(freshArguments(standing), standing, name);
 });
 // The snapshot's age stays current while it is on screen.
 setInterval(() => {

@@ -402,7 +402,11 @@ describe("a review from the server's snapshot, and a partial review that resumes
     await button.click();
     await expect.poll(() => charts.count()).toBe(2);
     expect(await button.count()).toBe(1);
-    await button.click();
+    // The keyboard keeps its place on the new button: Enter goes on.
+    await expect
+      .poll(() => view.locator(":focus").evaluate((el) => (el as unknown as { name?: string }).name ?? ""))
+      .toBe("continue");
+    await hosted.page.keyboard.press("Enter");
     await expect.poll(() => charts.count()).toBe(currencies.length);
     expect(sent).toEqual([
       { ...args, resume: "tok-1" },
