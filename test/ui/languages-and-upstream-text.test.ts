@@ -196,7 +196,9 @@ async function withBudgets(
   body: () => Promise<void>,
 ): Promise<void> {
   const saved = sb.state.budgets.map((b) => structuredClone(b.record));
-  sb.state.budgets.forEach((b, i) => change(b.record as unknown as Record<string, unknown>, i));
+  sb.state.budgets.forEach((b, i) => {
+    change(b.record as unknown as Record<string, unknown>, i);
+  });
   try {
     await body();
   } finally {
