@@ -476,7 +476,6 @@ const TASK_CAPABILITIES = {
 };
 
 const TaskIdParams = z.object({ taskId: z.string() });
-const TaskUpdateParams = z.object({ taskId: z.string(), inputResponses: z.record(z.string(), z.unknown()) });
 
 /** Whether a 2026 request declared the tasks extension in its capabilities. */
 function offersTasks(ctx: ServerContext): boolean {
@@ -555,8 +554,9 @@ function registerTaskMethods(server: Server, tasks: TaskStore): void {
     const task = found(params.taskId, tasks.cancel(params.taskId));
     return isModern ? {} : legacyTask(task);
   });
-  // 2026: no task of ours asks for input, so there is never an outstanding key to answer.
-  server.setRequestHandler("tasks/update", { params: TaskUpdateParams }, (params, ctx) => {
+  // 2026: no task of ours asks for input, so there is never an outstanding key to answer (the SDK
+  // lifts `inputResponses` out of params into ctx.mcpReq before this handler runs).
+  server.setRequestHandler("tasks/update", { params: TaskIdParams }, (params, ctx) => {
     modern(ctx);
     found(params.taskId, tasks.get(params.taskId));
     return {};
