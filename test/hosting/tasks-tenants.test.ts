@@ -105,11 +105,13 @@ describe("the 2026-07-28 tasks extension over HTTP", () => {
     expect(task).not.toHaveProperty("content");
     const taskId = task.taskId as string;
 
-    let got: Record<string, unknown>;
-    do {
-      got = (await as2026("north", "tasks/get", { taskId })).body!.result!;
+    const get = async () => (await as2026("north", "tasks/get", { taskId })).body!.result!;
+    let got = await get();
+    while (got.status === "working") {
       expect(got.resultType).toBe("complete");
-    } while (got.status === "working");
+      await new Promise((r) => setTimeout(r, 5)); // a poll interval, not a margin
+      got = await get();
+    }
     expect(got.status).toBe("completed");
     const plain = await as2026("north", "tools/call", { name: "query_budgets", arguments: REVIEW }, {});
     const result = got.result as Record<string, unknown>;

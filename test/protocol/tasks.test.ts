@@ -15,7 +15,7 @@ import { TaskStore } from "../../src/mcp/tasks.js";
 import { createLogger } from "../../src/telemetry/logger.js";
 import { type Gate, startGate } from "../helpers/gate.js";
 import { connect } from "../helpers/mcp.js";
-import { useSandbox } from "../helpers/sandbox.js";
+import { repeatBudgets, useSandbox } from "../helpers/sandbox.js";
 
 const fixture = useSandbox();
 const NOW = () => new Date("2026-11-20T12:00:00Z");
@@ -26,17 +26,7 @@ const PAGES = 20;
 let gate: Gate;
 let clients: Clients;
 beforeAll(async () => {
-  // Ten copies of company 1's budgets (new ids and folios), so a review walks 26 pages.
-  const state = fixture.sb.state;
-  const originals = state.budgets.filter((b) => b.companyId === 1);
-  for (let copy = 1; copy < 10; copy++) {
-    for (const b of originals) {
-      state.budgets.push({
-        ...b,
-        record: { ...b.record, id: b.record.id + copy * 100_000, folio: `${b.record.folio}-${copy}` },
-      });
-    }
-  }
+  repeatBudgets(fixture.sb, 9);
   gate = await startGate(fixture.sb.url, "/api/wo_budget");
   const config = loadConfig({
     ...fixture.sb.env(),
@@ -79,7 +69,8 @@ async function pollUntil(
   for (;;) {
     const task = await c.experimental.tasks.getTask(taskId);
     if (done(task)) return task;
-    await new Promise((r) => setImmediate(r));
+    // A poll interval, not a margin: the outcome never depends on it.
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
 
