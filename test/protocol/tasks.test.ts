@@ -5,14 +5,21 @@
  * is gone, and a client that does not ask for a task gets a plain result. Pages arrive when the
  * test lets them through the gate, never after a delay.
  */
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createClients } from "../../src/client/index.js";
 import type { Clients } from "../../src/client/types.js";
 import { loadConfig } from "../../src/config/config.js";
+import { IdempotencyStore } from "../../src/idempotency/store.js";
+import { createServer } from "../../src/mcp/server.js";
 import { TaskStore } from "../../src/mcp/tasks.js";
 import { createLogger } from "../../src/telemetry/logger.js";
+import { defineTool } from "../../tools/define.js";
 import { type Gate, startGate } from "../helpers/gate.js";
 import { connect } from "../helpers/mcp.js";
 import { repeatBudgets, useSandbox } from "../helpers/sandbox.js";
@@ -188,5 +195,43 @@ describe("tasks over 2025-11-25", () => {
     expect(c.getServerCapabilities()?.tasks).toBeUndefined();
     const { tools } = await c.listTools();
     expect(tools.find((t) => t.name === "query_budgets")?.execution).toBeUndefined();
+  });
+
+  it("tells the tool it runs as a task (ToolContext.asTask), and only then", async () => {
+    const probe = defineTool({
+      name: "probe_task",
+      title: "Probe",
+      description: "Says whether it runs as a task.",
+      inputSchema: z.object({}),
+      outputSchema: z.object({ asTask: z.boolean() }),
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      taskSupport: "optional",
+      handler: async (_input, ctx) => ({ asTask: ctx.asTask === true }),
+      toText: (out) => `asTask ${out.asTask}`,
+    });
+    const server = createServer(
+      {
+        clients,
+        logger: createLogger({ level: "error", sink: () => {} }),
+        idempotency: new IdempotencyStore(),
+        sandbox: false,
+        version: "test",
+        tasks: new TaskStore({ ttlMs: 60_000 }),
+      },
+      { tools: [probe], confirmWrites: false, checkOutputs: true },
+    );
+    const c = new SdkClient({ name: "probe", version: "1" });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.sdkServer.connect(serverSide);
+    await c.connect(clientSide);
+    open.push({ close: () => c.close().then(() => server.close()) });
+    const { task } = await c.request(
+      { method: "tools/call", params: { name: "probe_task", arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const asTask = await c.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(asTask.structuredContent).toEqual({ asTask: true });
+    const plain = await c.callTool({ name: "probe_task", arguments: {} });
+    expect(plain.structuredContent).toEqual({ asTask: false });
   });
 });
