@@ -321,6 +321,8 @@ class ToolServer extends Server {
    * The SDK refuses a tools/call whose `arguments` is not an object with a raw validation error.
    * Some clients send the arguments as one JSON string: decode it; anything else that is not an
    * object (null, an array, a number) goes to the tool wrapper, which answers a clear tool error.
+   * A call that becomes a task starts here and is answered at once, before the SDK's result check
+   * (a CreateTaskResult is not a CallToolResult).
    */
   protected override _wrapHandler(
     method: string,
