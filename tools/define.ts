@@ -40,6 +40,8 @@ export interface ToolContext {
   now(): Date;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT); undefined when the operator did not say. */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /** The call runs as an MCP task: a review runs to completion, no MMS_REVIEW_DEADLINE_MS. */
+  asTask?: boolean;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
@@ -52,6 +54,13 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   annotations: ToolAnnotations;
   /** "hub": needs the ETL hub (OAuth Bearer + MMS_HUB_URL). */
   requires?: "hub";
+  /**
+   * "optional": a client may run a call as an MCP task (docs/protocol.md "Tasks"); absent: never.
+   * Only for readers: a task has no channel to ask the user to confirm a write.
+   */
+  taskSupport?: "optional";
+  /** Which calls the server makes tasks of when a 2026 client offers tasks (default: every call). */
+  prefersTask?: (input: z.output<I>) => boolean;
   /** For writers: what the call touches, for the audit log line (e.g. "WH-MAIN", "plan 1 / task 101"). */
   auditTarget?: (input: z.output<I>) => string;
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;

@@ -91,6 +91,11 @@ export default defineTool({
   inputSchema: QueryBudgetsInput,
   outputSchema: QueryBudgetsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  // A review may outlast a host's patience: a client that offers tasks can poll for it instead.
+  taskSupport: "optional",
+  prefersTask: (input) =>
+    input.all === true ||
+    wantsReview({ ...input, currency: input.currency === undefined ? undefined : [input.currency].flat() }),
   async handler(input, ctx): Promise<QueryBudgetsResult> {
     // api-spec §4.4: the API ignores wo_folio when id is sent; refuse rather than drop it silently.
     if (input.id !== undefined && input.wo_folio !== undefined) {

@@ -86,6 +86,8 @@ export interface Config {
   secrets?: SecretScope | undefined;
   /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
   redisTimeoutMs?: number | undefined;
+  /** How long a finished MCP task's result is kept (MMS_TASK_TTL_SECONDS, interface.md §6c); loadConfig sets it (default 900). */
+  taskTtlSeconds?: number | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -350,6 +352,7 @@ export function loadConfig(env: Env): Config {
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
   const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
+  const taskTtlSeconds = parse("MMS_TASK_TTL_SECONDS", intIn(10, 7 * 86_400), 900);
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -388,5 +391,6 @@ export function loadConfig(env: Env): Config {
     secrets,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
     redisTimeoutMs,
+    taskTtlSeconds,
   };
 }

@@ -3,7 +3,7 @@
  * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), over the
  * idempotency backends of ./idempotency.ts (Redis shared by all, or a memory share per tenant). The
  * transports pick a server by the request's tenant; an unknown tenant is a bug, never another
- * tenant's server.
+ * tenant's server. Each tenant also has its own MCP task store, so a task is found only by its tenant.
  * Each server answers with its own configuration's secrets scrubbed (never another tenant's). With
  * tenants, a tenant's clients warm up (HTTP client loaded, token fetched) on its first request, not
  * all at start: many tenants must not mean a burst of token requests when a replica starts.
@@ -18,6 +18,7 @@ import { VERSION } from "../config/version.js";
 import { IdempotencyStore } from "../idempotency/store.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer } from "../mcp/server.js";
+import { TaskStore } from "../mcp/tasks.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { IdempotencyBackends } from "./idempotency.js";
 import type { Tenant } from "./tenants.js";
@@ -49,6 +50,8 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   const serverFor = (name: string | undefined, config: Config, tools: AnyTool[]) => {
     const log = name === undefined ? logger : logger.child({ tenant: name });
     const clients: Clients = createClients(config, { logger: log.child({ component: "client" }) });
+    // One store per tenant, outside any one server: a task outlives the request (or connection) that made it.
+    const tasks = new TaskStore({ ttlMs: (options.config.taskTtlSeconds ?? 900) * 1000 });
     const deps = {
       clients,
       logger: log,
@@ -69,6 +72,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       stopping: options.stopping,
       warmOnList: true,
       budgetDiscount: config.budgetDiscount,
+      tasks,
     };
     const serverOptions = {
       tools,
@@ -76,7 +80,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       // A tenant's tool list is its own: shared caches must not serve it to another tenant.
       ...(name === undefined ? {} : { privateLists: true }),
     };
-    return { clients, make: () => createServer(deps, serverOptions) };
+    return { clients, tasks, make: () => createServer(deps, serverOptions) };
   };
 
   const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
@@ -98,6 +102,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   }
 
   const all = [...servers.values()].map((s) => s.clients);
+  const taskStores = [...servers.values()].map((s) => s.tasks);
   const perTenant = options.tenants !== undefined;
   return {
     makeServer: (tenant) => {
@@ -113,6 +118,8 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
         if (!perTenant) for (const c of all) c.warm();
       },
       close: async () => {
+        // Running tasks stop first: their upstream requests end with the clients.
+        for (const t of taskStores) t.close();
         await Promise.all(all.map((c) => c.close()));
       },
     },

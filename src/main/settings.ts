@@ -94,9 +94,12 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
   };
 }
 
+/** MMS_* settings of the process, not of an upstream: kept from the environment with a tenants file. */
+const PROCESS_WIDE_MMS = new Set(["MMS_TASK_TTL_SECONDS"]);
+
 /**
  * The configuration to serve with: from the environment, or, with a tenants file, each tenant's
- * upstream plus the process-wide settings (LOG_LEVEL, MCP_IDEMPOTENCY_TTL_SECONDS), which keep
+ * upstream plus the process-wide settings (LOG_LEVEL, MCP_IDEMPOTENCY_TTL_SECONDS, MMS_TASK_TTL_SECONDS), which keep
  * their one parser. Throws ConfigError naming each problem.
  */
 export async function loadServeConfig(
@@ -107,9 +110,12 @@ export async function loadServeConfig(
   if (tenantsFile === undefined) return { config: loadConfig(effectiveEnv), tenants: undefined };
   const { loadTenants } = await import("../hosting/tenants.js");
   const tenants = loadTenants(tenantsFile, env);
-  // The MMS_* and MCP_HTTP_TOKEN of the environment are replaced by the tenants file.
+  // The MMS_* and MCP_HTTP_TOKEN of the environment are replaced by the tenants file, except the
+  // process-wide MMS_* settings (one task store policy for every tenant).
   const shared = Object.fromEntries(
-    Object.entries(env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
+    Object.entries(env).filter(
+      ([k]) => (!k.startsWith("MMS_") || PROCESS_WIDE_MMS.has(k)) && k !== "MCP_HTTP_TOKEN",
+    ),
   );
   // Validated with the first tenant's upstream (already valid), so only the shared settings can fail.
   const first = tenants[0]!.config;

@@ -6,8 +6,10 @@
  * `input_required` round whose `requestState` is HMAC-signed, bound to the tenant, the tool and a hash
  * of its arguments, and expires; the SDK's legacy shim turns the same round into a form elicitation for
  * 2025 clients. Resources are the MCP App views (extension io.modelcontextprotocol/ui): their names
- * and `_meta` shapes come from the extension's own package. The HTTP adapter loads on first use:
- * stdio users never load it.
+ * and `_meta` shapes come from the extension's own package. MCP tasks (./tasks.ts holds them) are
+ * served in both eras by hand: the SDK carries the 2025-11-25 task vocabulary but no runtime, and
+ * has no 2026-07-28 tasks extension, only the hooks to add one (see docs/protocol.md "Tasks").
+ * The HTTP adapter loads on first use: stdio users never load it.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -30,6 +32,7 @@ import {
   type Prompt,
   ProtocolError,
   ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
   type ReadResourceResult,
   type RequestStateCodec,
   type Resource,
@@ -41,6 +44,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { BeforeSendSignal } from "../errors/api-error.js";
+import { TaskLimitError, type TaskStore, type TaskView } from "./tasks.js";
 
 export type { CallToolResult, GetPromptResult, JSONRPCMessage, ReadResourceResult };
 export type ToolListing = Tool;
@@ -88,6 +92,8 @@ export interface CallContext {
   unsupportedReason(): { why: string; fix: string };
   /** For the tool-call span: the JSON-RPC id, the W3C trace context from `params._meta`, the transport. */
   trace: { requestId: string | number; traceparent: unknown; tracestate: unknown; transport: "pipe" | "tcp" };
+  /** The call runs as an MCP task: it runs to completion while the client polls; `progress` sets its status. */
+  asTask?: boolean;
 }
 
 /**
@@ -128,6 +134,10 @@ export interface ProtocolHandlers {
   listResources?(): ResourceListing[];
   /** A resource's contents; undefined for an unknown URI (answered as a JSON-RPC error). */
   readResource?(uri: string): Promise<ReadResourceResult | undefined>;
+  /** Whether a tool may run as a task ("optional"), may not ("forbidden"), or is unknown (undefined). */
+  taskSupport?(name: string): "optional" | "forbidden" | undefined;
+  /** For a 2026 client that offers tasks: whether this call should become one (the server decides). */
+  prefersTask?(name: string, args: unknown): boolean;
 }
 
 export interface ProtocolServer {
@@ -197,6 +207,8 @@ export interface ProtocolServerOptions {
   tenant?: string | undefined;
   /** cacheScope of the list results: "private" when they depend on who asks (a tenant's tool set). */
   cacheScope?: "public" | "private";
+  /** This tenant's tasks: with it the server declares tasks (2025 capability, 2026 extension). */
+  tasks?: TaskStore | undefined;
 }
 
 export function createProtocolServer(
@@ -208,11 +220,14 @@ export function createProtocolServer(
   const prompts = handlers.listPrompts !== undefined;
   const resources = handlers.listResources !== undefined;
   const cacheable = { ttlMs: 5 * 60 * 1000, cacheScope: options.cacheScope ?? "public" };
-  const server = new ToolServer(handlers, options.signer, options.tenant ?? "", info, {
+  const tasks = options.tasks;
+  const server = new ToolServer(handlers, options.signer, options.tenant ?? "", tasks, info, {
     capabilities: {
       tools: { listChanged: false },
       ...(prompts ? { prompts: { listChanged: false } } : {}),
       ...(resources ? { resources: { listChanged: false } } : {}),
+      // The SDK drops `tasks` from 2026 answers and `execution` from 2026 tool listings itself.
+      ...(tasks ? TASK_CAPABILITIES : {}),
     },
     instructions,
     cacheHints: {
@@ -234,6 +249,7 @@ export function createProtocolServer(
   server.setRequestHandler("tools/call", (request, ctx) =>
     server.runCall(request.params.name, request.params.arguments, ctx),
   );
+  if (tasks) registerTaskMethods(server, tasks);
 
   if (prompts) {
     server.setRequestHandler("prompts/list", () => ({ prompts: handlers.listPrompts?.() ?? [] }));
@@ -295,6 +311,7 @@ class ToolServer extends Server {
     private readonly handlers: ProtocolHandlers,
     private readonly signer: StateSigner,
     private readonly tenant: string,
+    private readonly tasks: TaskStore | undefined,
     ...rest: ConstructorParameters<typeof Server>
   ) {
     super(...rest);
@@ -304,6 +321,8 @@ class ToolServer extends Server {
    * The SDK refuses a tools/call whose `arguments` is not an object with a raw validation error.
    * Some clients send the arguments as one JSON string: decode it; anything else that is not an
    * object (null, an array, a number) goes to the tool wrapper, which answers a clear tool error.
+   * A call that becomes a task starts here and is answered at once, before the SDK's result check
+   * (a CreateTaskResult is not a CallToolResult).
    */
   protected override _wrapHandler(
     method: string,
@@ -312,8 +331,13 @@ class ToolServer extends Server {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== "tools/call") return wrapped;
     return async (request, ctx) => {
-      const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+      const params = request.params as { name?: unknown; arguments?: unknown; task?: unknown } | undefined;
       const args = params?.arguments;
+      if (typeof params?.name === "string") {
+        const decoded = typeof args === "string" ? (parseObject(args) ?? args) : args;
+        const era = this.taskEra(params.name, params.task, decoded, ctx);
+        if (era !== undefined) return this.startTask(params.name, decoded, ctx, era);
+      }
       if (
         params === undefined ||
         typeof params.name !== "string" ||
@@ -329,6 +353,73 @@ class ToolServer extends Server {
       }
       return this.runCall(params.name, args, ctx);
     };
+  }
+
+  /**
+   * Whether this call becomes a task, and in which era's shape. 2025-11-25: the client asks, with
+   * `params.task`, for a tool whose `execution.taskSupport` allows it. 2026-07-28: the client offers
+   * the tasks extension in the request's capabilities and the server decides (`params.task` is
+   * ignored, as the extension says).
+   */
+  private taskEra(
+    name: string,
+    task: unknown,
+    args: unknown,
+    ctx: ServerContext,
+  ): "2025-11-25" | "2026-07-28" | undefined {
+    if (this.tasks === undefined) return undefined;
+    const support = this.handlers.taskSupport?.(name);
+    // An unknown tool is answered as such by the plain path.
+    if (support === undefined) return undefined;
+    if (envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined) {
+      if (support !== "optional" || !offersTasks(ctx)) return undefined;
+      return this.handlers.prefersTask?.(name, args) === false ? undefined : "2026-07-28";
+    }
+    if (!isPlainObject(task)) return undefined;
+    if (support !== "optional") {
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `${name} does not run as a task (its execution.taskSupport is "forbidden"): call it without "task".`,
+      );
+    }
+    return "2025-11-25";
+  }
+
+  /** Start the call as a task of this tenant and answer the era's CreateTaskResult at once. */
+  private startTask(
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+    era: "2025-11-25" | "2026-07-28",
+  ): CallToolResult {
+    const base = callContext(this, ctx, { tenant: this.tenant, tool: name }, args);
+    let task: TaskView;
+    try {
+      task = this.tasks!.start(async ({ signal, report }) => {
+        const context: CallContext = {
+          ...base,
+          // The task's own signal: the request that created it has ended, tasks/cancel aborts it.
+          signal,
+          asTask: true,
+          progress: async (update) => report(update.message),
+          // Writers do not run as tasks; a task has no channel to ask the user.
+          confirm: async () => "unsupported",
+        };
+        const result = await this.handlers.callTool(name, args, context);
+        if (result === undefined) {
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}.`);
+        }
+        return result;
+      });
+    } catch (error) {
+      if (error instanceof TaskLimitError)
+        throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+      throw error;
+    }
+    // CreateTaskResult is not a CallToolResult; the SDK passes it through unvalidated on this path.
+    const created =
+      era === "2025-11-25" ? { task: legacyTask(task) } : { resultType: "task", ...modernTask(task) };
+    return created as unknown as CallToolResult;
   }
 
   async runCall(
@@ -372,6 +463,124 @@ class ToolServer extends Server {
     }
     return result;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks: 2025-11-25 (tasks/get, tasks/result, tasks/list, tasks/cancel) and the 2026-07-28 tasks
+// extension (tasks/get, tasks/update, tasks/cancel; tasks/result and tasks/list are gone there and
+// the SDK answers them -32601 on that era).
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+const TASK_CAPABILITIES = {
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  extensions: { [TASKS_EXTENSION]: {} },
+};
+
+const TaskIdParams = z.object({ taskId: z.string() });
+
+/** Whether a 2026 request declared the tasks extension in its capabilities. */
+function offersTasks(ctx: ServerContext): boolean {
+  const caps = envelope(ctx, CLIENT_CAPABILITIES_META_KEY) as { extensions?: unknown } | undefined;
+  return isPlainObject(caps?.extensions) && isPlainObject(caps.extensions[TASKS_EXTENSION]);
+}
+
+/** A task as 2025-11-25 shows it (`ttl`, `pollInterval`). */
+function legacyTask(task: TaskView): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: task.createdAt.toISOString(),
+    lastUpdatedAt: task.lastUpdatedAt.toISOString(),
+    ttl: task.ttlMs,
+    pollInterval: task.pollIntervalMs,
+  };
+}
+
+/** A task as the 2026 extension shows it (`ttlMs`, `pollIntervalMs`), with its result or error when `detailed`. */
+function modernTask(task: TaskView, detailed = false): Record<string, unknown> {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: task.createdAt.toISOString(),
+    lastUpdatedAt: task.lastUpdatedAt.toISOString(),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    ...(detailed && task.status === "completed" ? { result: task.result } : {}),
+    ...(detailed && task.status === "failed" ? { error: task.error } : {}),
+  };
+}
+
+const unknownTask = (taskId: string) =>
+  new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Failed to retrieve task: no task ${JSON.stringify(taskId)} (unknown, expired, or another client's)`,
+  );
+
+/**
+ * The task methods of both eras, on one server. The custom-schema form of setRequestHandler is the
+ * SDK's way in for tasks/get and tasks/cancel on 2026 (names the extension re-defines) and for
+ * tasks/update (an extension method); on 2025 the same handlers answer the spec's methods.
+ */
+function registerTaskMethods(server: Server, tasks: TaskStore): void {
+  const modern = (ctx: ServerContext) => {
+    if (envelope(ctx, PROTOCOL_VERSION_META_KEY) === undefined) return false;
+    if (!offersTasks(ctx)) {
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        `Missing required client capability: declare the extension ${TASKS_EXTENSION} in io.modelcontextprotocol/clientCapabilities to use tasks.`,
+      );
+    }
+    return true;
+  };
+  const found = (taskId: string, task: TaskView | undefined): TaskView => {
+    if (task === undefined) throw unknownTask(taskId);
+    return task;
+  };
+
+  server.setRequestHandler("tasks/get", { params: TaskIdParams }, (params, ctx) => {
+    const task = found(params.taskId, tasks.get(params.taskId));
+    return modern(ctx) ? modernTask(task, true) : legacyTask(task);
+  });
+  server.setRequestHandler("tasks/cancel", { params: TaskIdParams }, (params, ctx) => {
+    const isModern = modern(ctx);
+    const before = found(params.taskId, tasks.get(params.taskId));
+    if (!isModern && before.status !== "working") {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Cannot cancel task ${params.taskId}: it is already ${before.status}.`,
+      );
+    }
+    const task = found(params.taskId, tasks.cancel(params.taskId));
+    return isModern ? {} : legacyTask(task);
+  });
+  // 2026: no task of ours asks for input, so there is never an outstanding key to answer (the SDK
+  // lifts `inputResponses` out of params into ctx.mcpReq before this handler runs).
+  server.setRequestHandler("tasks/update", { params: TaskIdParams }, (params, ctx) => {
+    modern(ctx);
+    found(params.taskId, tasks.get(params.taskId));
+    return {};
+  });
+  // 2025 only (the SDK refuses them on 2026): the result once the task ends, and this tenant's tasks.
+  server.setRequestHandler("tasks/result", { params: TaskIdParams }, async (params) => {
+    const task = found(params.taskId, await tasks.settled(params.taskId));
+    const related = { [RELATED_TASK_META_KEY]: { taskId: task.taskId } };
+    if (task.status === "completed") {
+      const result = task.result as Result;
+      return { ...result, _meta: { ...(result._meta as object | undefined), ...related } };
+    }
+    if (task.status === "failed") throw new ProtocolError(task.error!.code, task.error!.message, related);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Task ${task.taskId} was cancelled before it finished: it has no result. Call the tool again for one.`,
+      related,
+    );
+  });
+  server.setRequestHandler("tasks/list", { params: z.object({ cursor: z.string().optional() }) }, () => ({
+    tasks: tasks.list().map(legacyTask),
+  }));
 }
 
 /** The object a JSON text holds, or undefined. */

@@ -31,6 +31,7 @@ import {
   type StateSigner,
   type ToolListing,
 } from "./sdk.js";
+import type { TaskStore } from "./tasks.js";
 
 export interface ServerDeps {
   clients: Clients;
@@ -59,6 +60,8 @@ export interface ServerDeps {
   budgetDiscount?: "percent" | "amount" | undefined;
   /** The clock tools read (tests fix it); default the system clock. */
   now?: () => Date;
+  /** This tenant's MCP tasks (outlive any one connection); without it the server offers no tasks. */
+  tasks?: TaskStore | undefined;
 }
 
 export interface ServerOptions {
@@ -128,6 +131,8 @@ const SANDBOX_FLAG = {
 interface Prepared {
   tool: AnyTool;
   listing: ToolListing;
+  /** The listing with `execution.taskSupport`, for a server that offers tasks. */
+  taskListing: ToolListing;
   inputJson: Record<string, unknown>;
   output: z.ZodObject;
 }
@@ -166,20 +171,19 @@ function prepare(tool: AnyTool): Prepared {
     const view = APP_VIEWS_BY_TOOL.get(tool.name);
     const output = (tool.outputSchema as z.ZodObject).extend(SANDBOX_FLAG);
     const inputJson = jsonSchema(tool.inputSchema, "input");
-    p = {
-      tool,
-      output,
-      inputJson,
-      listing: {
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: inputJson as ToolListing["inputSchema"],
-        outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
-        annotations: { ...tool.annotations },
-        ...(view ? { _meta: appToolMeta(view.uri) } : {}),
-      },
+    const listing: ToolListing = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: inputJson as ToolListing["inputSchema"],
+      outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
+      annotations: { ...tool.annotations },
+      ...(view ? { _meta: appToolMeta(view.uri) } : {}),
     };
+    const taskListing = tool.taskSupport
+      ? { ...listing, execution: { taskSupport: tool.taskSupport } }
+      : listing;
+    p = { tool, output, inputJson, listing, taskListing };
     prepared.set(tool, p);
   }
   return p;
@@ -203,7 +207,20 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
         // The handshake is answered: load the HTTP client now (in the next macrotask, after this
         // answer is written) rather than 250 ms after start or on the first call.
         if (deps.warmOnList) deps.clients.warm(0);
-        return [...tools.values()].map((p) => p.listing);
+        return [...tools.values()].map((p) => (deps.tasks ? p.taskListing : p.listing));
+      },
+      taskSupport: (name) => {
+        const entry = tools.get(name);
+        if (!entry) return undefined;
+        return entry.tool.taskSupport ?? "forbidden";
+      },
+      prefersTask: (name, args) => {
+        const tool = tools.get(name);
+        if (!tool?.tool.prefersTask) return true;
+        // Arguments the tool would refuse get their error as a plain result, not as a task.
+        const decoded = decodeArgs(args === undefined ? {} : args, tool.inputJson);
+        const parsed = (tool.tool.inputSchema as z.ZodObject).safeParse(decoded);
+        return parsed.success && tool.tool.prefersTask(parsed.data);
       },
       callTool: async (name, args, call) => {
         const entry = tools.get(name);
@@ -242,6 +259,7 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
       signer: deps.signer ?? processSigner,
       tenant: deps.tenant,
       cacheScope: options.privateLists ? "private" : "public",
+      tasks: deps.tasks,
     },
   );
 }
@@ -418,6 +436,7 @@ async function runTool(
     idempotency: deps.idempotency,
     now: deps.now ?? (() => new Date()),
     budgetDiscount: deps.budgetDiscount,
+    asTask: call.asTask ?? false,
   };
 
   try {

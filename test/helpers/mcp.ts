@@ -5,6 +5,7 @@ import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/
 import type { Clients } from "../../src/client/types.js";
 import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { createServer, selectTools } from "../../src/mcp/server.js";
+import type { TaskStore } from "../../src/mcp/tasks.js";
 import { createLogger, type Logger } from "../../src/telemetry/logger.js";
 
 export interface McpFixtureOptions {
@@ -19,6 +20,8 @@ export interface McpFixtureOptions {
   budgetDiscount?: "percent" | "amount";
   /** The server's clock (tools' "now"); default the system clock. */
   now?: () => Date;
+  /** The tenant's MCP task store; without it the server offers no tasks. */
+  tasks?: TaskStore;
   /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
   elicit?: (message: string) => {
     action: "accept" | "decline" | "cancel";
@@ -43,6 +46,7 @@ export async function connect(
       version: "test",
       ...(options.budgetDiscount ? { budgetDiscount: options.budgetDiscount } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.tasks ? { tasks: options.tasks } : {}),
     },
     { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
   );

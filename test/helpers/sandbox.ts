@@ -50,3 +50,19 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
     },
   };
 }
+
+/**
+ * Add `copies` copies of company 1's budgets (new ids and folios) to a running sandbox, so a review
+ * walks ten times the pages: enough for a test to hold some and cancel the rest.
+ */
+export function repeatBudgets(sb: SandboxHandle, copies: number): void {
+  const originals = sb.state.budgets.filter((b) => b.companyId === 1);
+  for (let copy = 1; copy <= copies; copy++) {
+    for (const b of originals) {
+      sb.state.budgets.push({
+        ...b,
+        record: { ...b.record, id: b.record.id + copy * 100_000, folio: `${b.record.folio}-${copy}` },
+      });
+    }
+  }
+}

@@ -1,7 +1,11 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configWarnings, KNOWN_VARIABLES, loadConfig } from "../../src/config/config.js";
 import { ConfigError } from "../../src/errors/api-error.js";
+import { tokenSha256 } from "../../src/hosting/tenants.js";
+import { loadServeConfig } from "../../src/main/settings.js";
 
 const oauthEnv = {
   MMS_BASE_URL: "https://api.example.com/api/",
@@ -155,5 +159,33 @@ describe("configWarnings", () => {
       .filter((line) => line.startsWith("| `MMS_"));
     const documented = new Set(rows.flatMap((row) => row.split("|")[1]!.match(/MMS_[A-Z_]+[A-Z]/g) ?? []));
     expect([...KNOWN_VARIABLES].sort()).toEqual([...documented].sort());
+  });
+});
+
+describe("MMS_TASK_TTL_SECONDS", () => {
+  it("defaults to 900, takes 10 to 604800, and names the variable when out of range", () => {
+    expect(loadConfig(oauthEnv).taskTtlSeconds).toBe(900);
+    expect(loadConfig({ ...oauthEnv, MMS_TASK_TTL_SECONDS: "60" }).taskTtlSeconds).toBe(60);
+    expect(problems({ ...oauthEnv, MMS_TASK_TTL_SECONDS: "5" })).toEqual(["MMS_TASK_TTL_SECONDS"]);
+  });
+
+  it("is process-wide: kept from the environment when a tenants file replaces the other MMS_* variables", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "task-ttl-")), "tenants.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tenants: [
+          {
+            name: "north",
+            token_sha256: tokenSha256("north-bearer-token-0123456789abcdef"),
+            upstream: { ...oauthEnv, MMS_CLIENT_SECRET: { env: "N_SECRET" } },
+          },
+        ],
+      }),
+    );
+    const env = { MMS_TASK_TTL_SECONDS: "120", MMS_TIMEOUT_MS: "999", N_SECRET: "s3cr3t-client-value" };
+    const { config } = await loadServeConfig(env, env, file);
+    expect(config.taskTtlSeconds).toBe(120);
+    expect(config.timeoutMs).toBe(30_000);
   });
 });
