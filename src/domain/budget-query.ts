@@ -30,6 +30,7 @@ import { fitEstimate } from "./fit.js";
 import { currencyOf } from "./money.js";
 import { collectPages, DEFAULT_MAX_RECORDS, walkPages } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
+import { quote } from "./upstream-text.js";
 
 export { budgetsText, type QueryBudgetsResult, type Shaped, type View } from "./budget-result.js";
 
@@ -280,7 +281,7 @@ function reviewNotes(
   for (const wanted of input.currency ?? []) {
     if (!currencyOf(wanted).mapped) {
       notes.push(
-        `currency "${wanted}" is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
+        `currency ${quote(wanted)} is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
       );
     }
   }
@@ -300,7 +301,8 @@ function reviewNotes(
 function unmappedNotes(currencies: readonly { code: string; mapped: boolean }[]): string[] {
   const names = new Set(currencies.filter((c) => !c.mapped).map((c) => c.code));
   return [...names].map(
-    (n) => `Currency "${n}" has no ISO 4217 code: shown under that name, never added to another currency.`,
+    (n) =>
+      `Currency ${quote(n)} has no ISO 4217 code: shown under that name, never added to another currency.`,
   );
 }
 

@@ -21,6 +21,7 @@ import {
 import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
 import type { Period } from "./period.js";
+import { shown } from "./upstream-text.js";
 
 export type View = "compact" | "detail" | "full";
 export type Shaped = { folio: string; [field: string]: unknown };
@@ -205,13 +206,15 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   ];
   for (const g of groups) {
     const age = g.oldest_pending_days === undefined ? [] : [String(g.oldest_pending_days)];
-    lines.push([...keys.map((k) => `${g[k] ?? "-"}`), money(g), String(g.count), ...age].join(" | "));
+    lines.push([...keys.map((k) => shown(g[k])), money(g), String(g.count), ...age].join(" | "));
   }
   if (out.subtotals) {
     const key = Object.keys(out.subtotals[0] ?? {})[0]!;
     lines.push(`Subtotals by ${key} (count across currencies):`);
     for (const s of out.subtotals)
-      lines.push(`${s[key] ?? "-"}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`);
+      lines.push(
+        `${shown(s[key] as string | null)}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`,
+      );
   }
   // The queue by age is in structuredContent for every review with pending matches; the text gives
   // it when the review is of pending budgets (and age is not already a row key), to stay short.
@@ -219,11 +222,14 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
     lines.push("Pending budgets by age (whole days since created, at today):");
     for (const q of out.pending_age)
       lines.push(
-        `${q.currency}: ${q.buckets.map((b) => (b.count === 0 ? `${b.age}: 0` : `${b.age}: ${b.count}, ${money({ ...q, ...b })}`)).join("; ")}`,
+        `${shown(q.currency)}: ${q.buckets.map((b) => (b.count === 0 ? `${b.age}: 0` : `${b.age}: ${b.count}, ${money({ ...q, ...b })}`)).join("; ")}`,
       );
   }
   const dates = out.review?.matched_created;
-  if (dates) lines.push(`Matched budgets were created (date_create) ${dates.oldest} to ${dates.newest}.`);
+  if (dates)
+    lines.push(
+      `Matched budgets were created (date_create) ${shown(dates.oldest)} to ${shown(dates.newest)}.`,
+    );
   return lines;
 }
 

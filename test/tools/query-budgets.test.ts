@@ -109,7 +109,7 @@ describe("query_budgets", () => {
       items_total: the sum of a budget's line totals, before its discount and before taxes.
       items_total | count
       CLP 6,809,634 | 16
-      Crédito interno (unmapped currency) 2,405.50 | 7
+      "Crédito interno" (unmapped currency) 2,405.50 | 7
       EUR 29,143.25 | 49
       MXN 95,370.00 | 9
       USD 26,272.25 | 42
