@@ -40,6 +40,8 @@ export interface ToolContext {
   now(): Date;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT); undefined when the operator did not say. */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /** Days of work orders read before since for type_date budget_created (MMS_BUDGET_LOOKBACK_DAYS). */
+  budgetLookbackDays?: number | undefined;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -37,7 +37,10 @@ export const QueryBudgetsInput = z.strictObject({
     'ISO 8601 (UTC if no offset), a duration back from now (P90D, PT12H) or "all"; default P30D.',
   ),
   until: isoDate('ISO 8601 or "now" (default).'),
-  type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date."),
+  type_date: z
+    .enum(TYPE_DATES)
+    .optional()
+    .describe("creation_date (default): the WORK ORDER's; budget_created: the budget's own date."),
   currency: z
     .union([text(60), z.array(text(60)).refine((a) => a.length <= 20, { error: "at most 20 currencies" })])
     .optional()
@@ -124,16 +127,14 @@ export default defineTool({
         : input.wo_folio !== undefined
           ? `work order ${input.wo_folio}`
           : undefined;
-    const window = resolvePeriod(
-      { since: input.since, until: input.until, type_date: input.type_date, lookup },
-      ctx.now(),
-    );
+    const window = resolvePeriod({ ...input, lookup, lookbackDays: ctx.budgetLookbackDays }, ctx.now());
     const query = {
       id: input.id,
       status: typeof input.status === "string" ? STATUS_CODES[input.status] : input.status,
       wo_folio: input.wo_folio,
       ...window.api,
-      type_date: input.type_date,
+      // budget_created is not the API's: it reads creation_date (the work orders) over a wider window.
+      type_date: input.type_date === undefined ? undefined : window.api.type_date,
     };
     const view = input.view ?? "compact";
     const deps = {
@@ -150,7 +151,9 @@ export default defineTool({
       ...input,
       currency: typeof input.currency === "string" ? [input.currency] : input.currency,
     };
-    return wantsReview(args) ? reviewBudgets(args, deps) : listBudgets(args, deps);
+    // budget_created filters what the API sends on the budget's own date: only a review can.
+    const review = wantsReview(args) || window.period.type_date === "budget_created";
+    return review ? reviewBudgets(args, deps) : listBudgets(args, deps);
   },
   toText: (out) => budgetsText(out as QueryBudgetsResult),
 });

@@ -20,6 +20,7 @@ import {
 } from "./budget-view.js";
 import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
+import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
 import { shown } from "./upstream-text.js";
 
@@ -48,6 +49,8 @@ export interface QueryBudgetsResult {
     capped: boolean;
     /** date_create of the oldest and newest matched budget (summaries). */
     matched_created?: { oldest: string; newest: string };
+    /** The single oldest pending budget matched (reviews with a pending match). */
+    oldest_pending?: OldestPending;
   };
   notes?: string[];
 }
@@ -144,6 +147,10 @@ function partialScan(out: QueryBudgetsResult, c: ResultContext): string {
   return `Partial: scanned ${of} budgets of the window (max_records=${c.maxRecords}), ${out.review!.matched} match; for all of them, ${fix}`;
 }
 
+/** The API's own count beside ours, so a round number is not taken for a page cap (interface.md §6d). */
+const scannedOf = (scanned: number, c: ResultContext) =>
+  `${scanned} scanned; the API reports ${c.apiTotal ?? scanned}`;
+
 function head(out: QueryBudgetsResult, c: ResultContext): string {
   const window = `Window: ${c.window}.`;
   const sorted = c.sort
@@ -153,16 +160,17 @@ function head(out: QueryBudgetsResult, c: ResultContext): string {
   if (out.view === "summary" && r) {
     const groups = plural(out.groups?.length ?? 0, "group");
     if (r.capped) return `${partialScan(out, c)}; in ${groups}. ${window}`;
-    return `${all(c, r.matched)} (${r.scanned} scanned), in ${groups}. ${window}`;
+    return `${all(c, r.matched)} (${scannedOf(r.scanned, c)}), in ${groups}. ${window}`;
   }
   if (r) {
     if (r.capped)
       return `${partialScan(out, c)}; ${out.returned} shown from start=${out.start}${sorted}. ${window}`;
-    if (out.complete) return `${all(c, r.matched)}${sorted} (${r.scanned} scanned). ${window}`;
+    if (out.complete) return `${all(c, r.matched)}${sorted} (${scannedOf(r.scanned, c)}). ${window}`;
     const rest = out.next_start === null ? " (to the end)" : `; the rest: start=${out.next_start}`;
     return `${out.returned} of ${r.matched} ${noun(c, r.matched)}${sorted} (${r.scanned} scanned), from start=${out.start}${rest}. ${window}`;
   }
-  if (out.complete) return `${all(c, out.total)}. ${window}`;
+  if (out.complete)
+    return `${all(c, out.total)}${out.total > 1 ? `; the API reports ${out.total}` : ""}. ${window}`;
   if (out.returned === 0)
     return `Nothing from start=${out.start}: the window has ${plural(out.total, c.status ? `${c.status} budget` : "budget")}. ${window}`;
   const from = `${out.returned} of ${out.total} ${noun(c, out.total)}, from start=${out.start}`;
@@ -250,6 +258,7 @@ export function budgetsText(out: QueryBudgetsResult): string {
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
   lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
+  if (out.review?.oldest_pending) lines.push(oldestPendingLine(out.review.oldest_pending));
   lines.push(...(out.notes ?? []));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);

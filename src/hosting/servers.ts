@@ -69,6 +69,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       stopping: options.stopping,
       warmOnList: true,
       budgetDiscount: config.budgetDiscount,
+      budgetLookbackDays: config.budgetLookbackDays,
     };
     const serverOptions = {
       tools,

@@ -57,6 +57,8 @@ export interface ServerDeps {
   warmOnList?: boolean;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT). */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /** Days of work orders read before since for type_date budget_created (MMS_BUDGET_LOOKBACK_DAYS). */
+  budgetLookbackDays?: number | undefined;
   /** The clock tools read (tests fix it); default the system clock. */
   now?: () => Date;
 }
@@ -418,6 +420,7 @@ async function runTool(
     idempotency: deps.idempotency,
     now: deps.now ?? (() => new Date()),
     budgetDiscount: deps.budgetDiscount,
+    budgetLookbackDays: deps.budgetLookbackDays,
   };
 
   try {

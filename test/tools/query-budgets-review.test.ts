@@ -217,7 +217,7 @@ describe("query_budgets review", () => {
     expect(all.out).toMatchObject({ complete: true, review: { scanned: raw.length, capped: false } });
     expect(all.text).toMatch(
       new RegExp(
-        `^\\[sandbox\\] All ${raw.length} budgets of the window \\(${raw.length} scanned\\), in \\d+ groups\\.`,
+        `^\\[sandbox\\] All ${raw.length} budgets of the window \\(${raw.length} scanned; the API reports ${raw.length}\\), in \\d+ groups\\.`,
       ),
     );
   });
