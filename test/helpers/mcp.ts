@@ -17,6 +17,8 @@ export interface McpFixtureOptions {
   idempotency?: IdempotencyStore;
   /** MMS_BUDGET_DISCOUNT as the server would read it. */
   budgetDiscount?: "percent" | "amount";
+  /** MMS_BUDGET_LOOKBACK_DAYS as the server would read it. */
+  budgetLookbackDays?: number;
   /** The server's clock (tools' "now"); default the system clock. */
   now?: () => Date;
   /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
@@ -42,6 +44,7 @@ export async function connect(
       sandbox: options.sandbox ?? true,
       version: "test",
       ...(options.budgetDiscount ? { budgetDiscount: options.budgetDiscount } : {}),
+      ...(options.budgetLookbackDays ? { budgetLookbackDays: options.budgetLookbackDays } : {}),
       ...(options.now ? { now: options.now } : {}),
     },
     { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
