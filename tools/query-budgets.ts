@@ -37,10 +37,7 @@ export const QueryBudgetsInput = z.strictObject({
     'ISO 8601 (UTC if no offset), a duration back from now (P90D, PT12H) or "all"; default P30D.',
   ),
   until: isoDate('ISO 8601 or "now" (default).'),
-  type_date: z
-    .enum(TYPE_DATES)
-    .optional()
-    .describe("creation_date (default): the WORK ORDER's; budget_created: the budget's own date."),
+  type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date: the WORK ORDER's creation."),
   currency: z
     .union([text(60), z.array(text(60)).refine((a) => a.length <= 20, { error: "at most 20 currencies" })])
     .optional()
@@ -89,6 +86,7 @@ export default defineTool({
     "List work-order budgets. Compact view: folio, work order, status, cost center, third party, ISO currency, items_total, line_count, dates; detail adds discount, note and lines.",
     "items_total: sum of line totals, before discount and taxes.",
     "Use this tool to review budgets: filters, sort and group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
+    'Budgets created in a period: type_date "budget_created".',
     'Totals per currency: Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,

@@ -258,7 +258,11 @@ export function budgetsText(out: QueryBudgetsResult): string {
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
   lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
-  if (out.review?.oldest_pending) lines.push(oldestPendingLine(out.review.oldest_pending));
+  const r = out.review;
+  if (r?.oldest_pending)
+    lines.push(
+      oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
+    );
   lines.push(...(out.notes ?? []));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);

@@ -43,12 +43,15 @@ export class OldestPendingTracker {
   }
 }
 
-/** "Oldest pending budget overall: folio 131 (work order 4027), created 2026-10-29, 28 days ago; group: ...". */
-export function oldestPendingLine(o: OldestPending): string {
+/**
+ * "Oldest pending budget overall: folio 131 (work order 4027), created 2026-10-29, 28 days ago; its
+ * group: ...". `scope` says among what: "overall" (every group of a summary), "of the 29 matches".
+ */
+export function oldestPendingLine(o: OldestPending, scope: string): string {
   const group = o.group
     ? `; its group: ${Object.entries(o.group)
         .map(([k, v]) => `${k} ${shown(v)}`)
         .join(", ")}`
     : "";
-  return `Oldest pending budget overall: folio ${shown(o.folio)} (work order ${shown(o.wo_folio)}), created ${shown(o.date_create)}, ${o.age_days} day${o.age_days === 1 ? "" : "s"} ago${group}.`;
+  return `Oldest pending budget ${scope}: folio ${shown(o.folio)} (work order ${shown(o.wo_folio)}), created ${shown(o.date_create)}, ${o.age_days} day${o.age_days === 1 ? "" : "s"} ago${group}.`;
 }

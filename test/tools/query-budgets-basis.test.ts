@@ -43,6 +43,16 @@ async function call(args: Record<string, unknown>, client = mcp) {
 }
 
 describe("which date a window is on", () => {
+  it("the tool description tells an agent which type_date answers 'budgets created in ...'", async () => {
+    const { tools } = await mcp.client.listTools();
+    const tool = tools.find((t) => t.name === "query_budgets")!;
+    expect(tool.description).toContain('Budgets created in a period: type_date "budget_created".');
+    const typeDate = (tool.inputSchema.properties as Record<string, { description: string; enum: string[] }>)
+      .type_date!;
+    expect(typeDate.description).toContain("WORK ORDER");
+    expect(typeDate.enum).toContain("budget_created");
+  });
+
   it("says in words that creation_date is the work order's, and keeps the API's name in structuredContent", async () => {
     const { out, text } = await call({ since: "P14D", limit: 1 });
     expect(out.period).toMatchObject({ type_date: "creation_date" });
