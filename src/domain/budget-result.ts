@@ -22,7 +22,7 @@ import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
-import { shown } from "./upstream-text.js";
+import { jsonLine, shown } from "./upstream-text.js";
 
 export type View = "compact" | "detail" | "full";
 export type Shaped = { folio: string; [field: string]: unknown };
@@ -247,7 +247,7 @@ function recordLines(out: QueryBudgetsResult): string[] {
     return out.budgets.map((b, i) => rendered?.[i] ?? budgetLine(b as CompactBudget));
   }
   if (out.view === "detail") return out.budgets.flatMap((b) => detailLines(b as DetailBudget));
-  return out.budgets.map((b) => JSON.stringify(b));
+  return out.budgets.map((b) => jsonLine(b));
 }
 
 /** The text rendering: the head line, what amounts are, one line per record or summary row, then notes. */

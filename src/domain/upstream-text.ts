@@ -19,13 +19,18 @@ const unicodeEscape = (c: string) =>
   Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
 
 /**
+ * A value as one line of JSON with every hidden character escaped (`\n`, `\u2028`, `\u202e`): JSON
+ * alone leaves DEL, C1 controls, format characters and the line separators U+2028/U+2029 as they are.
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(HIDDEN_ALL, unicodeEscape);
+}
+
+/**
  * `text` in double quotes, JSON string syntax: `"` and `\` escaped, line breaks as `\n`, every
  * other hidden character as `\uXXXX`, so the quoted piece is one line that reads back exactly.
  */
-export function quote(text: string): string {
-  // JSON.stringify escapes U+0000-U+001F and lone surrogates; DEL, C1 controls and Cf/Zl/Zp remain.
-  return JSON.stringify(text).replace(HIDDEN_ALL, unicodeEscape);
-}
+export const quote = (text: string): string => jsonLine(text);
 
 /**
  * A sentence boundary inside the value ("ok. Note from", "APPROVED; USD"), or characters our lines use

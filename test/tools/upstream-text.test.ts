@@ -26,6 +26,7 @@ beforeAll(async () => {
   for (const b of state.budgets) {
     b.record.third_parties_name = NAME;
     b.record.note = NOTE;
+    b.record.reference = `REF\u2028${FORGED_SUMMARY}\u202E`;
   }
   state.warehouseGroups1.find((g) => g.id_company === 1)!.description = `Bearings\n${FORGED_NOTE}`;
   state.dags.find((d) => d.companyId === 1)!.description = `ERP sync\n${FORGED_SUMMARY}`;
@@ -69,6 +70,13 @@ describe("upstream text in every text result", () => {
     const out = await text("query_budgets", { id: "101", view: "detail" });
     expectNoForgedLine(out);
     expect(out).toContain(`  note: ${JSON.stringify(NOTE)}`);
+  });
+
+  it("the full view: one JSON line per budget, line separators and bidi overrides escaped too", async () => {
+    const out = await text("query_budgets", { id: "101", view: "full" });
+    expectNoForgedLine(out);
+    expect(out).toContain(`"reference":"REF\\u2028${FORGED_SUMMARY}\\u202e"`);
+    expect(out).not.toMatch(/\u202E/);
   });
 
   it("list_warehouse_groups_1 and list_dags", async () => {

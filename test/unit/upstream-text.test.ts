@@ -1,6 +1,6 @@
 /** Text the server did not write, in a line it did (src/domain/upstream-text.ts). */
 import { describe, expect, it } from "vitest";
-import { couldPassForOurs, quote, shown } from "../../src/domain/upstream-text.js";
+import { couldPassForOurs, jsonLine, quote, shown } from "../../src/domain/upstream-text.js";
 
 describe("quote", () => {
   it.each([
@@ -18,6 +18,15 @@ describe("quote", () => {
     // One line, no hidden character, and it reads back exactly.
     expect(q).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
     expect(JSON.parse(q)).toBe(text);
+  });
+});
+
+describe("jsonLine", () => {
+  it("escapes what JSON leaves: line separators, bidi overrides, C1 controls; reads back exactly", () => {
+    const value = { name: "a\u2028b\u202Ec\u0085d\ne" };
+    const line = jsonLine(value);
+    expect(line).toBe('{"name":"a\\u2028b\\u202ec\\u0085d\\ne"}');
+    expect(JSON.parse(line)).toEqual(value);
   });
 });
 
