@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { TaskResourceInput } from "../src/client/types.js";
 import { quotedFields } from "../src/domain/prompt-text.js";
 import { rejectDuplicates, resourceRef, taskResourceChecks } from "../src/domain/task-resources.js";
+import { shown } from "../src/domain/upstream-text.js";
 import { defineTool } from "./define.js";
 import {
   checkKey,
@@ -130,7 +131,7 @@ export default defineTool({
           `${out.replayed ? "Already added earlier (idempotency_key replay, nothing new written): " : "Added "}${out.total} resource(s) to task ${out.id_task} of plan ${out.id_group_task} (quantity 1 each; unit costs from the source records, in the company currency (the API names none), no tax stated):`,
           ...(out.resources ?? []).map(
             (r) =>
-              `- #${r.id} ${r.type_description} ${String(r.id_item ?? r.id_hourly_rate ?? r.id_service_type)} unit_cost ${r.unit_cost}`,
+              `- #${r.id} ${shown(r.type_description)} ${shown(String(r.id_item ?? r.id_hourly_rate ?? r.id_service_type))} unit_cost ${r.unit_cost}`,
           ),
         ].join("\n"),
 });

@@ -4,6 +4,7 @@ import type { WarehouseEntryBody, WarehouseMovement } from "../src/client/types.
 import { MOVEMENT_TYPE } from "../src/domain/labels.js";
 import { currencyLabel, currencyOf, formatMoney } from "../src/domain/money.js";
 import { quoted, quotedFields } from "../src/domain/prompt-text.js";
+import { shown } from "../src/domain/upstream-text.js";
 import {
   entryChecks,
   entryPlan,
@@ -66,7 +67,7 @@ export const CreateWarehouseEntryOutput = z.object({
 const SCOPE = "create_warehouse_entry";
 /** Names a kept result in one line (a dry run's replay, an oversized record). */
 const entryName = (m: Pick<WarehouseMovement, "folio_target" | "id">) =>
-  `entry ${m.folio_target} (id ${m.id})`;
+  `entry ${shown(m.folio_target)} (id ${m.id})`;
 
 /** Whether the movement names a third party at all (a return of an exit may have none). */
 const hasThirdParty = (m: WarehouseMovement) => Boolean(m.third_parties_code || m.third_parties_name);
@@ -115,7 +116,7 @@ function summarize(input: Input, body: WarehouseEntryBody): string {
 /** "customer Andes Mining (CUS-001)": the third party by its role, never a customer called supplier. */
 function party(m: WarehouseMovement, role: ThirdPartyRole | undefined): string {
   if (role === undefined) return "no third party";
-  return `${role} ${m.third_parties_name || "(no name)"}${m.third_parties_code ? ` (${m.third_parties_code})` : ""}`;
+  return `${role} ${m.third_parties_name ? shown(m.third_parties_name) : "(no name)"}${m.third_parties_code ? ` (${shown(m.third_parties_code)})` : ""}`;
 }
 
 export default defineTool({
@@ -183,10 +184,10 @@ export default defineTool({
           ? `total ${money(t.total)} with tax (of which tax ${money(t.tax ?? 0)})`
           : `total ${money(t.total)} (the API does not say whether it includes tax)`;
     return [
-      `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: ${entryName(m)} ${m.movements_states_description} on ${m.date}, document ${m.document}${m.folio_source ? `, from ${m.folio_source}` : ""}; ${party(m, out.third_party_role)}; ${m.movement_details.length} item(s), ${totals}.`,
+      `${out.replayed ? "Already created earlier (idempotency_key replay, nothing new written)" : "Created"}: ${entryName(m)} ${shown(m.movements_states_description)} on ${shown(m.date)}, document ${shown(m.document)}${m.folio_source ? `, from ${shown(m.folio_source)}` : ""}; ${party(m, out.third_party_role)}; ${m.movement_details.length} item(s), ${totals}.`,
       ...m.movement_details.map(
         (d) =>
-          `- ${d.code} ${d.items_description}: ${d.qty} ${d.units_description} x ${currencyLabel(currency)} ${d.unit_cost} (${taxLabel(d.tax_name, d.tax_rate)})`,
+          `- ${shown(d.code)} ${shown(d.items_description)}: ${shown(d.qty)} ${shown(d.units_description)} x ${currencyLabel(currency)} ${shown(d.unit_cost)} (${shown(taxLabel(d.tax_name, d.tax_rate))})`,
       ),
     ].join("\n");
   },

@@ -42,6 +42,8 @@ export interface ToolContext {
   budgetDiscount?: "percent" | "amount" | undefined;
   /** The call runs as an MCP task: a review runs to completion, no MMS_REVIEW_DEADLINE_MS. */
   asTask?: boolean;
+  /** Days of work orders read before since for type_date budget_created (MMS_BUDGET_LOOKBACK_DAYS). */
+  budgetLookbackDays?: number | undefined;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -1,6 +1,7 @@
 /** Tool `list_dags`: GET {hub}/hub/api/v1/dags (api-spec §4.2), always OAuth Bearer. */
 import { z } from "zod";
 import { daysSince, ranAgo } from "../src/domain/age.js";
+import { shown } from "../src/domain/upstream-text.js";
 import { defineTool } from "./define.js";
 
 export const ListDagsInput = z.strictObject({});
@@ -26,12 +27,13 @@ const dags = (n: number) => `${n} DAG${n === 1 ? "" : "s"}`;
 
 /** Complete ("all 4 DAGs") or what is missing; the hub has no paging, so no argument gets the rest. */
 function headline(out: z.output<typeof ListDagsOutput>): string {
-  if (out.returned === 0 && out.complete) return `Company ${out.id_company} has no DAGs (the hub counts 0).`;
+  const company = shown(out.id_company);
+  if (out.returned === 0 && out.complete) return `Company ${company} has no DAGs (the hub counts 0).`;
   if (!out.complete) {
-    return `${out.returned} of the ${dags(out.total)} the hub counts for company ${out.id_company}: it sent no more and has no paging, so no argument gets the other ${out.total - out.returned}:`;
+    return `${out.returned} of the ${dags(out.total)} the hub counts for company ${company}: it sent no more and has no paging, so no argument gets the other ${out.total - out.returned}:`;
   }
   const all = out.returned === 1 ? "The only DAG" : `All ${dags(out.returned)}`;
-  return `${all} of company ${out.id_company}${out.returned > out.total ? ` (the hub counts ${out.total})` : ""}:`;
+  return `${all} of company ${company}${out.returned > out.total ? ` (the hub counts ${out.total})` : ""}:`;
 }
 
 export default defineTool({
@@ -65,7 +67,7 @@ export default defineTool({
       headline(out),
       ...out.dags.map((d) => {
         const age = d.age_days === null ? "" : `, ${ranAgo(d.age_days)}`;
-        return `- ${d.dag_id} ${d.description} (last run ${d.last_run ?? "never"}${age})`;
+        return `- ${shown(d.dag_id)} ${shown(d.description)} (last run ${shown(d.last_run, "never")}${age})`;
       }),
     ].join("\n"),
 });

@@ -1,6 +1,7 @@
 /** Tool `list_warehouse_groups_1`: GET warehouses_groups_1 (api-spec §4.5), by state, in id order. */
 import { z } from "zod";
 import { byState, resolveState } from "../src/domain/classifications.js";
+import { shown } from "../src/domain/upstream-text.js";
 import { defineTool } from "./define.js";
 import { all, fetchPaged, limit, maxRecords, pageInfo, positiveId, start } from "./params.js";
 
@@ -110,6 +111,6 @@ export default defineTool({
     [
       headline(out),
       ...(out.enabled_count === undefined ? [] : [listLine(out)]),
-      ...out.groups.map((g) => `${g.id} ${g.description}${g.enabled ? "" : " (disabled)"}`),
+      ...out.groups.map((g) => `${g.id} ${shown(g.description)}${g.enabled ? "" : " (disabled)"}`),
     ].join("\n"),
 });

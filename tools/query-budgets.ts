@@ -37,7 +37,7 @@ export const QueryBudgetsInput = z.strictObject({
     'ISO 8601 (UTC if no offset), a duration back from now (P90D, PT12H) or "all"; default P30D.',
   ),
   until: isoDate('ISO 8601 or "now" (default).'),
-  type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date."),
+  type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date: the WORK ORDER's creation."),
   currency: z
     .union([text(60), z.array(text(60)).refine((a) => a.length <= 20, { error: "at most 20 currencies" })])
     .optional()
@@ -86,6 +86,7 @@ export default defineTool({
     "List work-order budgets. Compact view: folio, work order, status, cost center, third party, ISO currency, items_total, line_count, dates; detail adds discount, note and lines.",
     "items_total: sum of line totals, before discount and taxes.",
     "Use this tool to review budgets: filters, sort and group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
+    'Budgets created in a period: type_date "budget_created".',
     'Totals per currency: Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
@@ -129,16 +130,14 @@ export default defineTool({
         : input.wo_folio !== undefined
           ? `work order ${input.wo_folio}`
           : undefined;
-    const window = resolvePeriod(
-      { since: input.since, until: input.until, type_date: input.type_date, lookup },
-      ctx.now(),
-    );
+    const window = resolvePeriod({ ...input, lookup, lookbackDays: ctx.budgetLookbackDays }, ctx.now());
     const query = {
       id: input.id,
       status: typeof input.status === "string" ? STATUS_CODES[input.status] : input.status,
       wo_folio: input.wo_folio,
       ...window.api,
-      type_date: input.type_date,
+      // budget_created is not the API's: it reads creation_date (the work orders) over a wider window.
+      type_date: input.type_date === undefined ? undefined : window.api.type_date,
     };
     const view = input.view ?? "compact";
     const deps = {
@@ -155,7 +154,9 @@ export default defineTool({
       ...input,
       currency: typeof input.currency === "string" ? [input.currency] : input.currency,
     };
-    return wantsReview(args) ? reviewBudgets(args, deps) : listBudgets(args, deps);
+    // budget_created filters what the API sends on the budget's own date: only a review can.
+    const review = wantsReview(args) || window.period.type_date === "budget_created";
+    return review ? reviewBudgets(args, deps) : listBudgets(args, deps);
   },
   toText: (out) => budgetsText(out as QueryBudgetsResult),
 });

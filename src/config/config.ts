@@ -26,6 +26,7 @@ export const UPSTREAM_VARIABLES = [
   "MMS_TIMEOUT_MS",
   "MMS_MAX_RETRIES",
   "MMS_BUDGET_DISCOUNT",
+  "MMS_BUDGET_LOOKBACK_DAYS",
 ] as const;
 
 /** Every MMS_* variable the server reads (the flag variables are read by src/main/cli.ts). */
@@ -74,6 +75,11 @@ export interface Config {
    * only an operator who knows can let results add net_total. Undefined: shown as given.
    */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /**
+   * type_date "budget_created": how many days before `since` the work orders are read (a budget is
+   * created on or after its work order; MMS_BUDGET_LOOKBACK_DAYS); unset: 365.
+   */
+  budgetLookbackDays?: number | undefined;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
   /** Requests one tenant may have in flight over HTTP (MCP_TENANT_MAX_IN_FLIGHT, interface.md §7b); loadConfig sets it (default 16). */
@@ -349,6 +355,12 @@ export function loadConfig(env: Env): Config {
     }),
     undefined,
   );
+  // Unset: undefined, and the budget query's own default (src/domain/period.ts) applies.
+  const budgetLookbackDays = parse<number | undefined>(
+    "MMS_BUDGET_LOOKBACK_DAYS",
+    intIn(1, 36_500),
+    undefined,
+  );
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
   const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
@@ -390,6 +402,7 @@ export function loadConfig(env: Env): Config {
     tenantMaxInFlight,
     secrets,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
+    ...(budgetLookbackDays === undefined ? {} : { budgetLookbackDays }),
     redisTimeoutMs,
     taskTtlSeconds,
   };

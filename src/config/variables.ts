@@ -44,6 +44,11 @@ export const VARIABLES: readonly Variable[] = [
     summary: "percent or amount: what a budget's discount is (adds net_total)",
   },
   {
+    name: "MMS_BUDGET_LOOKBACK_DAYS",
+    group: "upstream",
+    summary: "type_date budget_created: days of work orders read before since (default 365)",
+  },
+  {
     name: "MMS_SANDBOX",
     group: "switches",
     summary: "true: --sandbox (the embedded simulator, demo data)",

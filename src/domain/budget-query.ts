@@ -6,6 +6,7 @@
  * at a record boundary to fit the host, with where to go on.
  */
 import type { Budget, Page } from "../client/types.js";
+import { alsoKeep, basisFilter, basisNotes, monthOf } from "./basis.js";
 import {
   CONTEXT,
   fitRecords,
@@ -28,8 +29,10 @@ import { BudgetSummary } from "./budget-summary.js";
 import { type DiscountKind, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
 import { currencyOf } from "./money.js";
+import { OldestPendingTracker } from "./oldest-pending.js";
 import { collectPages, DEFAULT_MAX_RECORDS, walkPages } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
+import { quote } from "./upstream-text.js";
 
 export { budgetsText, type QueryBudgetsResult, type Shaped, type View } from "./budget-result.js";
 
@@ -162,12 +165,15 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
 /** Stream every page of the window through the filters into a summary (group_by) or a top N of records. */
 export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promise<QueryBudgetsResult> {
   const maxRecords = input.max_records ?? DEFAULT_MAX_RECORDS;
-  const keep = matcher(input);
+  const basis = basisFilter(deps.window);
+  const keep = alsoKeep(matcher(input), basis);
   const grouped = (input.group_by?.length ?? 0) > 0;
   const now = deps.now();
+  const month = monthOf(deps.window.period.type_date);
   const summary = grouped
-    ? new BudgetSummary(input.group_by!, now, { net: deps.discount !== undefined })
+    ? new BudgetSummary(input.group_by!, now, { net: deps.discount !== undefined, month })
     : undefined;
+  const oldest = new OldestPendingTracker();
   const start = input.start ?? 0;
   const top = new TopN<Ranked>(
     start + (input.all ? MAX_KEPT : (input.limit ?? deps.defaultLimit)),
@@ -184,6 +190,7 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
         const p = price(items[i]!, deps.discount);
         if (!keep(p)) continue;
         matched += 1;
+        oldest.add(p, at + i);
         codes.add(p.currency.code);
         if (!p.currency.mapped) unmapped.add(p.currency.code);
         if (summary) summary.add(p);
@@ -194,13 +201,20 @@ export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promi
       deps.progress({ progress: n, total: of, message: `Scanned ${n} of ${of} budgets` }),
   });
   const capped = walked.nextStart !== null || walked.repeatedPageAt !== null;
-  const review = { scanned: walked.read, matched, capped };
+  const oldestPending = oldest.result(now, summary && ((p) => summary.groupOf(p)));
+  const review = {
+    scanned: walked.read,
+    matched,
+    capped,
+    ...(oldestPending ? { oldest_pending: oldestPending } : {}),
+  };
   const notes = reviewNotes(input, deps.window, {
     unmapped,
     matched,
     scanned: walked.read,
     repeatedAt: walked.repeatedPageAt,
   });
+  notes.push(...basisNotes(input.group_by, deps.window, basis));
   const context = contextOf(input, deps, {
     maxRecords,
     apiTotal: walked.total,
@@ -280,7 +294,7 @@ function reviewNotes(
   for (const wanted of input.currency ?? []) {
     if (!currencyOf(wanted).mapped) {
       notes.push(
-        `currency "${wanted}" is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
+        `currency ${quote(wanted)} is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
       );
     }
   }
@@ -300,7 +314,8 @@ function reviewNotes(
 function unmappedNotes(currencies: readonly { code: string; mapped: boolean }[]): string[] {
   const names = new Set(currencies.filter((c) => !c.mapped).map((c) => c.code));
   return [...names].map(
-    (n) => `Currency "${n}" has no ISO 4217 code: shown under that name, never added to another currency.`,
+    (n) =>
+      `Currency ${quote(n)} has no ISO 4217 code: shown under that name, never added to another currency.`,
   );
 }
 

@@ -20,7 +20,9 @@ import {
 } from "./budget-view.js";
 import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
+import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
+import { jsonLine, shown } from "./upstream-text.js";
 
 export type View = "compact" | "detail" | "full";
 export type Shaped = { folio: string; [field: string]: unknown };
@@ -47,6 +49,8 @@ export interface QueryBudgetsResult {
     capped: boolean;
     /** date_create of the oldest and newest matched budget (summaries). */
     matched_created?: { oldest: string; newest: string };
+    /** The single oldest pending budget matched (reviews with a pending match). */
+    oldest_pending?: OldestPending;
   };
   notes?: string[];
 }
@@ -143,6 +147,10 @@ function partialScan(out: QueryBudgetsResult, c: ResultContext): string {
   return `Partial: scanned ${of} budgets of the window (max_records=${c.maxRecords}), ${out.review!.matched} match; for all of them, ${fix}`;
 }
 
+/** The API's own count beside ours, so a round number is not taken for a page cap (interface.md §6d). */
+const scannedOf = (scanned: number, c: ResultContext) =>
+  `${scanned} scanned; the API reports ${c.apiTotal ?? scanned}`;
+
 function head(out: QueryBudgetsResult, c: ResultContext): string {
   const window = `Window: ${c.window}.`;
   const sorted = c.sort
@@ -152,16 +160,17 @@ function head(out: QueryBudgetsResult, c: ResultContext): string {
   if (out.view === "summary" && r) {
     const groups = plural(out.groups?.length ?? 0, "group");
     if (r.capped) return `${partialScan(out, c)}; in ${groups}. ${window}`;
-    return `${all(c, r.matched)} (${r.scanned} scanned), in ${groups}. ${window}`;
+    return `${all(c, r.matched)} (${scannedOf(r.scanned, c)}), in ${groups}. ${window}`;
   }
   if (r) {
     if (r.capped)
       return `${partialScan(out, c)}; ${out.returned} shown from start=${out.start}${sorted}. ${window}`;
-    if (out.complete) return `${all(c, r.matched)}${sorted} (${r.scanned} scanned). ${window}`;
+    if (out.complete) return `${all(c, r.matched)}${sorted} (${scannedOf(r.scanned, c)}). ${window}`;
     const rest = out.next_start === null ? " (to the end)" : `; the rest: start=${out.next_start}`;
     return `${out.returned} of ${r.matched} ${noun(c, r.matched)}${sorted} (${r.scanned} scanned), from start=${out.start}${rest}. ${window}`;
   }
-  if (out.complete) return `${all(c, out.total)}. ${window}`;
+  if (out.complete)
+    return `${all(c, out.total)}${out.total > 1 ? `; the API reports ${out.total}` : ""}. ${window}`;
   if (out.returned === 0)
     return `Nothing from start=${out.start}: the window has ${plural(out.total, c.status ? `${c.status} budget` : "budget")}. ${window}`;
   const from = `${out.returned} of ${out.total} ${noun(c, out.total)}, from start=${out.start}`;
@@ -205,13 +214,15 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   ];
   for (const g of groups) {
     const age = g.oldest_pending_days === undefined ? [] : [String(g.oldest_pending_days)];
-    lines.push([...keys.map((k) => `${g[k] ?? "-"}`), money(g), String(g.count), ...age].join(" | "));
+    lines.push([...keys.map((k) => shown(g[k])), money(g), String(g.count), ...age].join(" | "));
   }
   if (out.subtotals) {
     const key = Object.keys(out.subtotals[0] ?? {})[0]!;
     lines.push(`Subtotals by ${key} (count across currencies):`);
     for (const s of out.subtotals)
-      lines.push(`${s[key] ?? "-"}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`);
+      lines.push(
+        `${shown(s[key] as string | null)}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`,
+      );
   }
   // The queue by age is in structuredContent for every review with pending matches; the text gives
   // it when the review is of pending budgets (and age is not already a row key), to stay short.
@@ -219,11 +230,14 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
     lines.push("Pending budgets by age (whole days since created, at today):");
     for (const q of out.pending_age)
       lines.push(
-        `${q.currency}: ${q.buckets.map((b) => (b.count === 0 ? `${b.age}: 0` : `${b.age}: ${b.count}, ${money({ ...q, ...b })}`)).join("; ")}`,
+        `${shown(q.currency)}: ${q.buckets.map((b) => (b.count === 0 ? `${b.age}: 0` : `${b.age}: ${b.count}, ${money({ ...q, ...b })}`)).join("; ")}`,
       );
   }
   const dates = out.review?.matched_created;
-  if (dates) lines.push(`Matched budgets were created (date_create) ${dates.oldest} to ${dates.newest}.`);
+  if (dates)
+    lines.push(
+      `Matched budgets were created (date_create) ${shown(dates.oldest)} to ${shown(dates.newest)}.`,
+    );
   return lines;
 }
 
@@ -233,7 +247,7 @@ function recordLines(out: QueryBudgetsResult): string[] {
     return out.budgets.map((b, i) => rendered?.[i] ?? budgetLine(b as CompactBudget));
   }
   if (out.view === "detail") return out.budgets.flatMap((b) => detailLines(b as DetailBudget));
-  return out.budgets.map((b) => JSON.stringify(b));
+  return out.budgets.map((b) => jsonLine(b));
 }
 
 /** The text rendering: the head line, what amounts are, one line per record or summary row, then notes. */
@@ -244,6 +258,11 @@ export function budgetsText(out: QueryBudgetsResult): string {
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
   lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
+  const r = out.review;
+  if (r?.oldest_pending)
+    lines.push(
+      oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
+    );
   lines.push(...(out.notes ?? []));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);

@@ -106,7 +106,12 @@ export class BudgetSummary {
   #oldest = "";
   #newest = "";
 
-  constructor(groupBy: readonly GroupKey[], now: Date, options: { net: boolean }) {
+  /** `month`: the month a budget counts in (basis.ts: it follows the window's date); default its creation month. */
+  constructor(
+    groupBy: readonly GroupKey[],
+    now: Date,
+    options: { net: boolean; month?: (p: PricedBudget) => Value },
+  ) {
     const keys = [...new Set(groupBy)];
     this.keys = keys.includes("currency") ? keys : [...keys, "currency"];
     this.#now = now;
@@ -116,7 +121,7 @@ export class BudgetSummary {
       status: (p) => STATUS_NAMES[p.budget.status] ?? `unknown (${p.budget.status})`,
       cost_center: (p) => p.budget.costs_center_description,
       third_party: (p) => p.budget.third_parties_name,
-      month: (p) => p.budget.date_create.slice(0, 7),
+      month: options.month ?? ((p) => p.budget.date_create.slice(0, 7)),
       work_order_status: (p) => labelOf(WORK_ORDER_STATUS, p.budget.id_status_work_order),
       age: (p) => AGE_BUCKETS[this.#ageBucket(p)]!,
     };
@@ -126,9 +131,19 @@ export class BudgetSummary {
     return bucketOf(Math.max(0, daysSince(p.budget.date_create, this.#now) ?? 0));
   }
 
+  #values(p: PricedBudget): Value[] {
+    return this.keys.map((k) => (k === "currency" ? p.currency.code : this.#valueOf[k](p)));
+  }
+
+  /** The row a budget counts in: each group key and its value. */
+  groupOf(p: PricedBudget): Record<string, Value> {
+    const values = this.#values(p);
+    return Object.fromEntries(this.keys.map((k, i) => [k, values[i]!]));
+  }
+
   /** Count one matching budget. */
   add(p: PricedBudget): void {
-    const values = this.keys.map((k) => (k === "currency" ? p.currency.code : this.#valueOf[k](p)));
+    const values = this.#values(p);
     // A unit separator between values, and a control character for null: no name holds either.
     const id = values.map((v) => v ?? "\u0001").join("\u001f");
     const created = day(p.budget.date_create)!;

@@ -9,6 +9,7 @@
 import type { Budget } from "../client/types.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, currencyOf, type Exact, exact, formatMoney, toNumber } from "./money.js";
+import { shown } from "./upstream-text.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).
 export type CompactBudget = {
@@ -139,16 +140,16 @@ export function fullBudget({ budget: b, currency, total, net }: PricedBudget): {
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** One short line per budget for the text rendering. */
+/** One short line per budget for the text rendering; upstream values shown safe (upstream-text.ts). */
 export function budgetLine(b: CompactBudget): string {
   const money = formatMoney(b.items_total, { code: b.currency, mapped: b.currency_unmapped !== true });
-  const discount = b.discount !== null && Number(b.discount) !== 0 ? ` discount ${b.discount}` : "";
+  const discount = b.discount !== null && Number(b.discount) !== 0 ? ` discount ${shown(b.discount)}` : "";
   const net =
     b.net_total === undefined
       ? ""
       : ` net ${formatMoney(b.net_total, { code: b.currency, mapped: b.currency_unmapped !== true })}`;
-  const approved = b.approval_date ? ` | approved ${b.approval_date}` : "";
-  return `${b.folio} WO ${b.wo_folio ?? "-"} | ${b.status_label} | ${b.cost_center ?? "-"} | ${b.third_party ?? "-"} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${b.date_create}${approved}`;
+  const approved = b.approval_date ? ` | approved ${shown(b.approval_date)}` : "";
+  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${approved}`;
 }
 
 /** The detail view's text: the compact line, then the note and one indented line per budget line. */
@@ -156,10 +157,10 @@ export function detailLines(b: DetailBudget): string[] {
   const cur = { code: b.currency, mapped: b.currency_unmapped !== true };
   return [
     budgetLine(b),
-    ...(b.note ? [`  note: ${b.note}`] : []),
+    ...(b.note ? [`  note: ${shown(b.note)}`] : []),
     ...b.lines.map(
       (l) =>
-        `  - type ${l.type_resource} ${l.description ?? "-"}: ${l.qty} x ${formatMoney(l.unit_cost, cur)} = ${formatMoney(l.total_cost, cur)}`,
+        `  - type ${l.type_resource} ${shown(l.description)}: ${l.qty} x ${formatMoney(l.unit_cost, cur)} = ${formatMoney(l.total_cost, cur)}`,
     ),
   ];
 }

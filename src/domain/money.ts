@@ -6,6 +6,8 @@
  * scale), summed without float drift and rounded once, to the currency's digits, for display.
  */
 
+import { quote } from "./upstream-text.js";
+
 /** A currency as results show it: an ISO code, or the API's description when it maps to none. */
 export interface Currency {
   /** ISO 4217 code, or the description as the API wrote it when unmapped. */
@@ -201,7 +203,8 @@ function grouped(text: string): string {
   return `${sign}${out}${point === -1 ? "" : text.slice(point)}`;
 }
 
-/** What stands before an amount: "USD", or "Puntos (unmapped currency)". */
+/** What stands before an amount: "USD", or `"Puntos" (unmapped currency)`. */
 export function currencyLabel(currency: Currency): string {
-  return currency.mapped ? currency.code : `${currency.code} (unmapped currency)`;
+  // The API's own name, quoted: it is upstream text, and may even read as an amount.
+  return currency.mapped ? currency.code : `${quote(currency.code)} (unmapped currency)`;
 }

@@ -1,9 +1,12 @@
 /**
- * The window of a budget query, resolved once at "now" (interface.md §6b): `since` as an ISO 8601
- * date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H) or "all"; `until` as a date
- * or "now". The result is what the API is sent and what every result states: two UTC instants
- * (null = no bound), the date type, whether it is the default, and today's date. Errors name
- * today's date, the accepted forms and, when comparing with a default, its resolved value.
+ * The window of a budget query, resolved once at "now" (interface.md §6b, §6d): `since` as an ISO
+ * 8601 date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H) or "all"; `until` as a
+ * date or "now". The result is what the API is sent and what every result states: two UTC instants
+ * (null = no bound), the date type, whether it is the default, and today's date, in words that say
+ * whose date it is (the API's creation_date is the work order's). `budget_created`, the budget's own
+ * date, is not the API's: the API is asked for the work orders created from a lookback before
+ * `since`, and the review keeps the budgets created in the window (basis.ts). Errors name today's
+ * date, the accepted forms and, when comparing with a default, its resolved value.
  */
 import { UserInputError } from "../errors/api-error.js";
 import { toApiDate } from "./dates.js";
@@ -17,8 +20,28 @@ const DEFAULT_DAYS = 30;
 const OPEN_SINCE = Date.UTC(1970, 0, 1);
 const LOOKUP_AHEAD = 366 * DAY;
 
-export const TYPE_DATES = ["creation_date", "initial_date", "final_date", "approval_date"] as const;
+/** The API's four date types, then the budget's own creation (done by the server). */
+export const TYPE_DATES = [
+  "creation_date",
+  "initial_date",
+  "final_date",
+  "approval_date",
+  "budget_created",
+] as const;
 export type TypeDate = (typeof TYPE_DATES)[number];
+export type ApiTypeDate = Exclude<TypeDate, "budget_created">;
+
+/** Days of work orders read before `since` for budget_created, unless MMS_BUDGET_LOOKBACK_DAYS says. */
+export const DEFAULT_LOOKBACK_DAYS = 365;
+
+/** Whose date each type_date is, in the words every result uses. */
+const WHOSE: Record<TypeDate, string> = {
+  creation_date: "work orders created",
+  initial_date: "work-order tasks starting (initial_date)",
+  final_date: "work-order tasks ending (final_date)",
+  approval_date: "budgets approved",
+  budget_created: "budgets created",
+};
 
 /** The window as results state it; null is no bound ("every date"). A type alias: it fits a loose output schema. */
 export type Period = {
@@ -27,14 +50,17 @@ export type Period = {
   type_date: TypeDate;
   /** True when neither since nor until was given: the API's last 30 days. */
   default: boolean;
+  /** budget_created: the work orders read (creation_date, from lookback_days before since), complete within it. */
+  work_orders_since?: string | null;
+  lookback_days?: number;
 };
 
 export interface ResolvedPeriod {
   period: Period;
   /** Today's date in UTC (YYYY-MM-DD). */
   today: string;
-  /** What the API is sent. */
-  api: { since: string; until: string };
+  /** What the API is sent (budget_created: the work orders' window, on creation_date). */
+  api: { since: string; until: string; type_date: ApiTypeDate };
   /** The window in words, for the first line of a result. */
   text: string;
 }
@@ -45,6 +71,8 @@ export interface PeriodInput {
   type_date?: TypeDate | undefined;
   /** "folio 104", "work order 4001": a lookup, which is not limited by the default period. */
   lookup?: string | undefined;
+  /** budget_created: days of work orders read before since (default DEFAULT_LOOKBACK_DAYS). */
+  lookbackDays?: number | undefined;
 }
 
 /** `2026-11-26T08:30:12Z`: an instant to the second. */
@@ -162,22 +190,41 @@ export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod
     default: rawSince === undefined && rawUntil === undefined && !lookup,
   };
   const today = isoInstant(now).slice(0, 10);
-  return {
-    period,
-    today,
-    api: { since: since.api, until: until.api },
-    text: windowText(period, input, today),
-  };
+  const api = { since: since.api, until: until.api, type_date: "creation_date" as ApiTypeDate };
+  if (typeDate !== "budget_created") api.type_date = typeDate;
+  else if (since.at !== null) {
+    // A budget is created on or after its work order: its work order was created in [since - lookback, until].
+    const days = input.lookbackDays ?? DEFAULT_LOOKBACK_DAYS;
+    const from = Math.max(OPEN_SINCE, since.at - days * DAY);
+    api.since = apiForm(from);
+    Object.assign(period, { work_orders_since: isoInstant(from), lookback_days: days });
+  }
+  return { period, today, api, text: windowText(period, input, today) };
 }
 
-/** "creation_date 2026-10-27T08:30:12Z to 2026-11-26T08:30:12Z (the default: last 30 days); today 2026-11-26". */
+/**
+ * "work orders created 2026-10-27T08:30:12Z to 2026-11-26T08:30:12Z (the default: last 30 days; the
+ * work order's date; the budget's own: type_date budget_created); today 2026-11-26".
+ */
 function windowText(p: Period, input: PeriodInput, today: string): string {
   if (p.since === null && p.until === null) return `every date (lookup by ${input.lookup}); today ${today}`;
   const from = p.since === null ? "every date" : p.since;
-  const how = p.default
-    ? " (the default: last 30 days)"
-    : input.since !== undefined && /^P/i.test(input.since.trim())
-      ? ` (${input.since.trim().toUpperCase()} back from now)`
-      : "";
-  return `${p.type_date} ${from} to ${p.until ?? "every date"}${how}; today ${today}`;
+  const how = [
+    ...(p.default
+      ? ["the default: last 30 days"]
+      : input.since !== undefined && /^P/i.test(input.since.trim())
+        ? [`${input.since.trim().toUpperCase()} back from now`]
+        : []),
+    ...(p.type_date === "creation_date"
+      ? ["the work order's date; the budget's own: type_date budget_created"]
+      : []),
+  ];
+  const said = `${WHOSE[p.type_date]} ${from} to ${p.until ?? "every date"}${how.length > 0 ? ` (${how.join("; ")})` : ""}`;
+  return `${said}${lookbackText(p)}; today ${today}`;
+}
+
+/** budget_created: which work orders were read, and within what the result is complete. */
+function lookbackText(p: Period): string {
+  if (p.lookback_days === undefined) return "";
+  return `, from the work orders created since ${p.work_orders_since} (MMS_BUDGET_LOOKBACK_DAYS=${p.lookback_days}; complete for budgets created within ${p.lookback_days} days of their work order)`;
 }

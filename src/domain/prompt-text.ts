@@ -5,22 +5,21 @@
  * format characters (newlines, bidi overrides, zero-width marks), and cut to QUOTE_MAX characters.
  */
 
+import { HIDDEN, quote } from "./upstream-text.js";
+
 /** Longest free text shown in a confirmation question, in characters. */
 export const QUOTE_MAX = 80;
 
-/**
- * Control (Cc), format (Cf: bidi overrides, zero-width) and line/paragraph separator characters:
- * anything that could break the line, reorder the text or hide part of it.
- */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu;
+/** Runs of hidden characters (upstream-text.ts): a question flattens them to one space, then quotes. */
+const HIDDEN_RUNS = new RegExp(`${HIDDEN.source}+`, "gu");
 
 /** `text` as one quoted, single-line, bounded piece: `"INV-118"`, `"Left on the … (cut)"`. */
 export function quoted(text: string, max = QUOTE_MAX): string {
-  const flat = text.replace(HIDDEN, " ").replace(/\s+/g, " ").trim();
+  const flat = text.replace(HIDDEN_RUNS, " ").replace(/\s+/g, " ").trim();
   const chars = Array.from(flat);
   const cut = chars.length > max ? `${chars.slice(0, max).join("").trimEnd()}…` : flat;
-  // JSON string syntax: an inner quote is shown escaped, so the quoted part cannot be closed early.
-  return JSON.stringify(cut);
+  // The one quoting rule of text not ours: an inner quote cannot close the quoted part early.
+  return quote(cut);
 }
 
 /** `label "text"` pieces for the fields that are set, joined for the question's last sentence. */

@@ -73,6 +73,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       warmOnList: true,
       budgetDiscount: config.budgetDiscount,
       tasks,
+      budgetLookbackDays: config.budgetLookbackDays,
     };
     const serverOptions = {
       tools,

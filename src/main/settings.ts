@@ -21,6 +21,7 @@ const SANDBOX_KEEPS = [
   "MMS_MAX_RETRIES",
   "MMS_HAWK_PAYLOAD_HASH",
   "MMS_BUDGET_DISCOUNT",
+  "MMS_BUDGET_LOOKBACK_DAYS",
 ];
 
 export interface HostingSettings {

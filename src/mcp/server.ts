@@ -58,6 +58,8 @@ export interface ServerDeps {
   warmOnList?: boolean;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT). */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /** Days of work orders read before since for type_date budget_created (MMS_BUDGET_LOOKBACK_DAYS). */
+  budgetLookbackDays?: number | undefined;
   /** The clock tools read (tests fix it); default the system clock. */
   now?: () => Date;
   /** This tenant's MCP tasks (outlive any one connection); without it the server offers no tasks. */
@@ -437,6 +439,7 @@ async function runTool(
     now: deps.now ?? (() => new Date()),
     budgetDiscount: deps.budgetDiscount,
     asTask: call.asTask ?? false,
+    budgetLookbackDays: deps.budgetLookbackDays,
   };
 
   try {

@@ -18,6 +18,8 @@ export interface McpFixtureOptions {
   idempotency?: IdempotencyStore;
   /** MMS_BUDGET_DISCOUNT as the server would read it. */
   budgetDiscount?: "percent" | "amount";
+  /** MMS_BUDGET_LOOKBACK_DAYS as the server would read it. */
+  budgetLookbackDays?: number;
   /** The server's clock (tools' "now"); default the system clock. */
   now?: () => Date;
   /** The tenant's MCP task store; without it the server offers no tasks. */
@@ -45,6 +47,7 @@ export async function connect(
       sandbox: options.sandbox ?? true,
       version: "test",
       ...(options.budgetDiscount ? { budgetDiscount: options.budgetDiscount } : {}),
+      ...(options.budgetLookbackDays ? { budgetLookbackDays: options.budgetLookbackDays } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.tasks ? { tasks: options.tasks } : {}),
     },

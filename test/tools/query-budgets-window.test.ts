@@ -99,7 +99,7 @@ describe("query_budgets: the window in full", () => {
     });
     expect(out).toMatchObject({ today: "2026-06-15", complete: true, review: { scanned: last90.length } });
     expect(lines[0]).toBe(
-      `[sandbox] All ${last90.length} budgets of the window (${last90.length} scanned), in ${new Set(last90.map((b) => `${b.status} ${code(b)}`)).size} groups. Window: creation_date 2026-03-17T12:00:00Z to 2026-06-15T12:00:00Z (P90D back from now); today 2026-06-15.`,
+      `[sandbox] All ${last90.length} budgets of the window (${last90.length} scanned; the API reports ${last90.length}), in ${new Set(last90.map((b) => `${b.status} ${code(b)}`)).size} groups. Window: work orders created 2026-03-17T12:00:00Z to 2026-06-15T12:00:00Z (P90D back from now; the work order's date; the budget's own: type_date budget_created); today 2026-06-15.`,
     );
     expect(lines).toContain(
       `Matched budgets were created (date_create) ${last90
@@ -124,7 +124,7 @@ describe("query_budgets: the window in full", () => {
     });
     expect(out.period).toMatchObject({ since: null, until: "2026-06-15T12:00:00Z" });
     expect(lines[0]).toBe(
-      `[sandbox] All ${pending.length} pending budgets of the window. Window: creation_date every date to 2026-06-15T12:00:00Z; today 2026-06-15.`,
+      `[sandbox] All ${pending.length} pending budgets of the window; the API reports ${pending.length}. Window: work orders created every date to 2026-06-15T12:00:00Z (the work order's date; the budget's own: type_date budget_created); today 2026-06-15.`,
     );
     // A page whose size equals the count is still complete, and says so.
     const exact = await call({ since: "all", status: "pending", limit: pending.length });
@@ -187,7 +187,7 @@ describe("query_budgets: groups in order, with subtotals", () => {
     const andes = expected.get("Andes Mining (customer)")!;
     expect(text).toMatch(
       new RegExp(
-        `^Andes Mining \\(customer\\): ${andes.count} budgets: CLP [\\d,]+, Crédito interno \\(unmapped currency\\) [\\d,.]+, EUR [\\d,.]+, MXN [\\d,.]+, USD [\\d,.]+$`,
+        `^Andes Mining \\(customer\\): ${andes.count} budgets: CLP [\\d,]+, "Crédito interno" \\(unmapped currency\\) [\\d,.]+, EUR [\\d,.]+, MXN [\\d,.]+, USD [\\d,.]+$`,
         "m",
       ),
     );

@@ -64,7 +64,7 @@ describe("query_budgets", () => {
     });
     const lines = textOf(result).split("\n");
     expect(lines[0]).toBe(
-      `[sandbox] 25 of ${out.total} budgets of the window, from start=0; the rest: start=25. Window: creation_date 2026-05-16T12:00:00Z to 2026-06-15T12:00:00Z (the default: last 30 days); today 2026-06-15.`,
+      `[sandbox] 25 of ${out.total} budgets of the window, from start=0; the rest: start=25. Window: work orders created 2026-05-16T12:00:00Z to 2026-06-15T12:00:00Z (the default: last 30 days; the work order's date; the budget's own: type_date budget_created); today 2026-06-15.`,
     );
     expect(lines[1]).toMatch(
       /^items_total: the sum of a budget's line totals, before its discount and before taxes\./,
@@ -105,11 +105,11 @@ describe("query_budgets", () => {
   it("pins a summary: one row per currency, codes and exact totals", async () => {
     const result = await call({ since: "2026-03-01", status: "approved", group_by: ["currency"] });
     expect(textOf(result)).toMatchInlineSnapshot(`
-      "[sandbox] All 123 approved budgets of the window (123 scanned), in 5 groups. Window: creation_date 2026-03-01T00:00:00Z to 2026-06-15T12:00:00Z; today 2026-06-15.
+      "[sandbox] All 123 approved budgets of the window (123 scanned; the API reports 123), in 5 groups. Window: work orders created 2026-03-01T00:00:00Z to 2026-06-15T12:00:00Z (the work order's date; the budget's own: type_date budget_created); today 2026-06-15.
       items_total: the sum of a budget's line totals, before its discount and before taxes.
       items_total | count
       CLP 6,809,634 | 16
-      Crédito interno (unmapped currency) 2,405.50 | 7
+      "Crédito interno" (unmapped currency) 2,405.50 | 7
       EUR 29,143.25 | 49
       MXN 95,370.00 | 9
       USD 26,272.25 | 42
@@ -195,7 +195,7 @@ describe("query_budgets", () => {
     const result = await call({ since: "2020-01-01", until: "2020-01-31" });
     expect(result.structuredContent).toMatchObject({ total: 0, returned: 0, budgets: [] });
     expect(textOf(result).split("\n")).toEqual([
-      "[sandbox] No budget of the window. Window: creation_date 2020-01-01T00:00:00Z to 2020-01-31T23:59:59Z; today 2026-06-15.",
+      "[sandbox] No budget of the window. Window: work orders created 2020-01-01T00:00:00Z to 2020-01-31T23:59:59Z (the work order's date; the budget's own: type_date budget_created); today 2026-06-15.",
       'Widen the window (since "all" is every date), or change type_date or status.',
     ]);
     expect(result.structuredContent).toMatchObject({ complete: true });

@@ -100,6 +100,14 @@ describe("loadConfig", () => {
     }
   });
 
+  it("reads MMS_BUDGET_LOOKBACK_DAYS as whole days from 1 (unset: the budget query's default)", () => {
+    expect(loadConfig(oauthEnv).budgetLookbackDays).toBeUndefined();
+    expect(loadConfig({ ...oauthEnv, MMS_BUDGET_LOOKBACK_DAYS: "90" }).budgetLookbackDays).toBe(90);
+    for (const bad of ["0", "1.5", "a year"]) {
+      expect(() => loadConfig({ ...oauthEnv, MMS_BUDGET_LOOKBACK_DAYS: bad })).toThrow(ConfigError);
+    }
+  });
+
   it("never shows a secret in errors or JSON", () => {
     const secret = "super-secret-value-123";
     const c = loadConfig({

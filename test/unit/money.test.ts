@@ -62,7 +62,7 @@ describe("exact amounts", () => {
 
   it("formats an unmapped currency under its name with two decimals", () => {
     expect(formatMoney(exact(10), currencyOf("Crédito interno"))).toBe(
-      "Crédito interno (unmapped currency) 10.00",
+      `"Crédito interno" (unmapped currency) 10.00`,
     );
   });
 

@@ -46,9 +46,14 @@ describe("resolvePeriod", () => {
       default: true,
     });
     expect(r.today).toBe("2026-11-26");
-    expect(r.api).toEqual({ since: "2026-10-27T08:30:12+00", until: "2026-11-26T08:30:12+00" });
+    expect(r.api).toEqual({
+      since: "2026-10-27T08:30:12+00",
+      until: "2026-11-26T08:30:12+00",
+      type_date: "creation_date",
+    });
+    // The API's creation_date is the work order's: the words say so, and name the budget's own.
     expect(r.text).toBe(
-      "creation_date 2026-10-27T08:30:12Z to 2026-11-26T08:30:12Z (the default: last 30 days); today 2026-11-26",
+      "work orders created 2026-10-27T08:30:12Z to 2026-11-26T08:30:12Z (the default: last 30 days; the work order's date; the budget's own: type_date budget_created); today 2026-11-26",
     );
   });
 
@@ -60,8 +65,36 @@ describe("resolvePeriod", () => {
       default: false,
     });
     expect(r.text).toBe(
-      "approval_date 2026-08-28T08:30:12Z to 2026-11-26T08:30:12Z (P90D back from now); today 2026-11-26",
+      "budgets approved 2026-08-28T08:30:12Z to 2026-11-26T08:30:12Z (P90D back from now); today 2026-11-26",
     );
+    expect(r.api.type_date).toBe("approval_date");
+  });
+
+  it("budget_created: asks the API for the work orders from the lookback before since, and says so", () => {
+    const r = resolvePeriod({ since: "P14D", type_date: "budget_created" }, NOW);
+    expect(r.period).toEqual({
+      since: "2026-11-12T08:30:12Z",
+      until: "2026-11-26T08:30:12Z",
+      type_date: "budget_created",
+      default: false,
+      work_orders_since: "2025-11-12T08:30:12Z",
+      lookback_days: 365,
+    });
+    expect(r.api).toEqual({
+      since: "2025-11-12T08:30:12+00",
+      until: "2026-11-26T08:30:12+00",
+      type_date: "creation_date",
+    });
+    expect(r.text).toBe(
+      "budgets created 2026-11-12T08:30:12Z to 2026-11-26T08:30:12Z (P14D back from now), from the work orders created since 2025-11-12T08:30:12Z (MMS_BUDGET_LOOKBACK_DAYS=365; complete for budgets created within 365 days of their work order); today 2026-11-26",
+    );
+    const short = resolvePeriod({ since: "2026-11-01", type_date: "budget_created", lookbackDays: 10 }, NOW);
+    expect(short.api.since).toBe("2026-10-22T00:00:00+00");
+    // "all" reads every work order: nothing to look back past, so nothing to state.
+    const all = resolvePeriod({ since: "all", type_date: "budget_created" }, NOW);
+    expect(all.api.since).toBe("1970-01-01T00:00:00+00");
+    expect(all.period.lookback_days).toBeUndefined();
+    expect(all.text).toBe("budgets created every date to 2026-11-26T08:30:12Z; today 2026-11-26");
   });
 
   it('"all" is every date up to until; a lookup is every date, both ways', () => {
@@ -77,7 +110,7 @@ describe("resolvePeriod", () => {
 
   it("keeps an explicit date's own offset for the API and states it in UTC", () => {
     const r = resolvePeriod({ since: "2026-05-01T00:00:00-03:00", until: "2026-06-01" }, NOW);
-    expect(r.api).toEqual({ since: "2026-05-01T00:00:00-03", until: "2026-06-01T23:59:59+00" });
+    expect(r.api).toMatchObject({ since: "2026-05-01T00:00:00-03", until: "2026-06-01T23:59:59+00" });
     expect(r.period).toMatchObject({ since: "2026-05-01T03:00:00Z", until: "2026-06-01T23:59:59Z" });
   });
 

@@ -50,7 +50,8 @@ const reviewBudgets: PromptDefinition = {
       Boolean,
     );
     const text = [
-      `Review the work-order budgets created in the last ${days} days (since ${since})${focus.length ? `, limited to ${focus.join(" and ")}` : ""}.`,
+      // The window is on the API's creation_date, the work order's (interface.md §6d): say so.
+      `Review the budgets of the work orders created in the last ${days} days (since ${since})${focus.length ? `, limited to ${focus.join(" and ")}` : ""}.`,
       "",
       "Rules: every amount is in one currency; write it with its ISO code (USD 1,250.00) and never add, compare or rank amounts of different currencies. If a result says a currency is unmapped, report it under its name. Each result's first line says whether it is complete; if it says Partial, repeat the call with the argument it names, or say the figures are partial. items_total is before the discount and taxes; report a discount as given (the API does not say whether it is a percentage or an amount).",
       "",
