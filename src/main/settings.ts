@@ -41,7 +41,10 @@ export async function upstreamEnv(
 ): Promise<Env> {
   if (!plan.sandbox) return env;
   const { startSandbox } = await import("../sandbox/index.js");
-  const sandbox = await startSandbox({ logger: logger.child({ component: "sandbox" }) });
+  const sandbox = await startSandbox({
+    logger: logger.child({ component: "sandbox" }),
+    ...(plan.sandboxRateLimit === undefined ? {} : { rateLimit: { perMinute: plan.sandboxRateLimit } }),
+  });
   open.add(() => sandbox.close());
   const kept = Object.fromEntries(
     Object.entries(env).filter(([k]) => !k.startsWith("MMS_") || SANDBOX_KEEPS.includes(k)),
