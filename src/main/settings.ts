@@ -21,6 +21,9 @@ const SANDBOX_KEEPS = [
   "MMS_MAX_RETRIES",
   "MMS_HAWK_PAYLOAD_HASH",
   "MMS_BUDGET_DISCOUNT",
+  "MMS_RATE_LIMIT",
+  "MMS_RATE_SHARE",
+  "MMS_RATE_WINDOW_MS",
 ];
 
 export interface HostingSettings {
