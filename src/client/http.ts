@@ -199,10 +199,15 @@ export class HttpClient {
   async #attempt(plan: CallPlan, sentBefore: boolean): Promise<Outcome> {
     const remaining = this.#remainingMs(plan);
     if (remaining <= 0) throw this.#budgetError(plan.summary, !plan.idempotent && sentBefore);
-    // The slot comes before signing: a Hawk timestamp must not age while the request waits.
+    const authorize = () =>
+      abortable(this.#o.auth.authorize(plan.authRequest, plan.call.signal), plan.call.signal);
+    // Authorized first, so a token request is not part of the slot's time in flight; signed again
+    // after a wait for the budget, so a Hawk timestamp never ages while the request waits.
+    let grant = await authorize();
     const ticket = await this.#slot(plan);
     try {
-      return await this.#authorizedAttempt(plan, sentBefore);
+      if (ticket !== undefined && ticket.waitedMs > 0) grant = await authorize();
+      return await this.#authorizedAttempt(plan, sentBefore, grant);
     } finally {
       ticket?.settle();
     }
@@ -223,9 +228,8 @@ export class HttpClient {
     return ticket;
   }
 
-  async #authorizedAttempt(plan: CallPlan, sentBefore: boolean): Promise<Outcome> {
+  async #authorizedAttempt(plan: CallPlan, sentBefore: boolean, grant: AuthGrant): Promise<Outcome> {
     const o = this.#o;
-    const grant = await abortable(o.auth.authorize(plan.authRequest, plan.call.signal), plan.call.signal);
     const headers: Record<string, string> = { ...o.headers, ...grant.headers };
     if (plan.body !== undefined) headers["content-type"] = "application/json";
     // One timer per attempt, capped by the budget left: no separate deadline timer is needed.
@@ -278,7 +282,7 @@ export class HttpClient {
   /** An answer: verified by the auth strategy, then a success, an auth challenge or a failure. */
   #classify(plan: CallPlan, raw: RawResponse, grant: AuthGrant): Outcome {
     // Every answer teaches the budget (announced limit, what remains, a 406), before anything else.
-    this.#o.budget?.observe(raw.status, raw.headers);
+    void this.#o.budget?.observe(raw.status, raw.headers);
     const parsed: ParsedBody = parseBody(raw.text, raw.headers["content-type"]);
     const json = parsed.kind === "json" ? parsed.value : undefined;
     const answer: AuthResponse = { status: raw.status, headers: raw.headers, text: raw.text, json };

@@ -65,11 +65,16 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[6]))
 return 1
 `;
 
-/** KEYS: slots. ARGV: id, now (-1: Redis TIME). A slot's time moves to its answer's, never back. */
+/**
+ * KEYS: slots. ARGV: id, now (-1: Redis TIME), windowMs. A slot's time moves to its answer's, never
+ * back; one in flight longer than a window (already dropped) counts again from its answer.
+ */
 export const SETTLE = `
 local now = tonumber(ARGV[2])
 if now < 0 then local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
-return redis.call('ZADD', KEYS[1], 'XX', 'GT', now, ARGV[1])
+redis.call('ZADD', KEYS[1], 'GT', now, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) * 2)
+return 1
 `;
 
 /** How long learnt facts (the limit) are kept without an answer refreshing them. */
@@ -218,9 +223,11 @@ class RedisBudgetStore implements RateBudgetStore {
       : { granted: false, used, limit: known, retryInMs };
   }
 
-  async settle(id: string): Promise<void> {
-    await this.#fallback.settle(id);
-    await this.#stores.run((c) => c.eval(SETTLE, { keys: [this.#slots], arguments: [id, this.#time()] }));
+  async settle(id: string, windowMs: number): Promise<void> {
+    await this.#fallback.settle(id, windowMs);
+    await this.#stores.run((c) =>
+      c.eval(SETTLE, { keys: [this.#slots], arguments: [id, this.#time(), String(windowMs)] }),
+    );
   }
 
   async learn(request: LearnRequest): Promise<void> {

@@ -40,8 +40,11 @@ export interface RateBudgetStore {
   /** "process" or "redis": where the count lives (shown by /healthz). */
   readonly kind: "process" | "redis";
   take(request: TakeRequest): Promise<TakeResult>;
-  /** The request's answer came back: its slot counts a whole window from now (see RateBudget). */
-  settle(id: string): Promise<void>;
+  /**
+   * The request's answer came back: its slot counts a whole window from now (see RateBudget); one in
+   * flight longer than a window, already dropped, is counted again from now.
+   */
+  settle(id: string, windowMs: number): Promise<void>;
   learn(request: LearnRequest): Promise<void>;
   close?(): Promise<void>;
 }
@@ -103,9 +106,15 @@ export class MemoryBudgetStore implements RateBudgetStore {
     return { granted: true, used: used + 1, limit };
   }
 
-  async settle(id: string): Promise<void> {
+  async settle(id: string, _windowMs: number): Promise<void> {
+    const now = this.#now();
     const slot = this.#byId.get(id);
-    if (slot !== undefined) slot.at = Math.max(slot.at, this.#now());
+    if (slot !== undefined) slot.at = Math.max(slot.at, now);
+    else {
+      const again = { id, at: now };
+      this.#slots.push(again);
+      this.#byId.set(id, again);
+    }
   }
 
   async learn(request: LearnRequest): Promise<void> {

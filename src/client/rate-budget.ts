@@ -133,13 +133,16 @@ export class RateBudget {
       settle: () => {
         if (settled) return;
         settled = true;
-        this.#store.settle(id).catch(() => {});
+        this.#store.settle(id, this.#windowMs).catch(() => {});
       },
     };
   }
 
-  /** Learn from an answer: its announced limit, what remains until its reset, and a 406. */
-  observe(status: number, headers: Readonly<Record<string, string | undefined>>): void {
+  /**
+   * Learn from an answer: its announced limit, what remains until its reset, and a 406. The returned
+   * promise settles when the store has it (never rejects); the client does not wait for it.
+   */
+  observe(status: number, headers: Readonly<Record<string, string | undefined>>): Promise<void> {
     const now = this.#now();
     const facts = rateLimitFacts(headers, now);
     const limited = status === 406 || status === 429;
@@ -154,8 +157,10 @@ export class RateBudget {
           ? { remaining: facts.remaining, resetMs: facts.resetMs ?? this.#windowMs }
           : undefined;
     if (gate?.remaining === 0) this.#blockedUntil = Math.max(this.#blockedUntil, now + gate.resetMs);
-    if (facts.limit === undefined && gate === undefined && !limited) return;
-    this.#store
+    const learnt = facts.limit ?? this.#last.limit ?? (status === 406 ? DOCUMENTED_LIMIT : undefined);
+    this.#last = { used: this.#last.used, limit: learnt };
+    if (facts.limit === undefined && gate === undefined && !limited) return Promise.resolve();
+    return this.#store
       .learn({
         ...(this.#limit === undefined && facts.limit !== undefined ? { limit: facts.limit } : {}),
         ...(status === 406 && this.#limit === undefined ? { defaultLimit: DOCUMENTED_LIMIT } : {}),
