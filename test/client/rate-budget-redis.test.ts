@@ -4,7 +4,7 @@
  * clock (exact counts), once end to end against the rate-limited sandbox (its per-client counts are
  * the oracle), and with Redis gone (each falls back to its own count, health says degraded).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import { RateBudget } from "../../src/client/rate-budget.js";
 import { RedisBudgetStores } from "../../src/client/rate-budget-redis.js";
@@ -18,14 +18,6 @@ let redis: RedisServer;
 const stores: RedisBudgetStores[] = [];
 let seq = 0;
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  await redis?.stop();
-});
-
 function replica(prefix: string, now?: () => number): RedisBudgetStores {
   const s = new RedisBudgetStores({ url: redis.url, prefix, ...(now ? { now } : {}) });
   stores.push(s);
@@ -33,6 +25,14 @@ function replica(prefix: string, now?: () => number): RedisBudgetStores {
 }
 
 describeRedis("a request budget shared by two replicas through Redis", () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await redis?.stop();
+  });
+
   it("on one clock: exactly the share between them, then the next window", async () => {
     let now = Date.UTC(2026, 0, 1);
     const clock = () => now;
