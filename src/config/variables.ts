@@ -131,6 +131,28 @@ export const VARIABLES: readonly Variable[] = [
   { name: "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", group: "tracing", summary: "the same, for spans only" },
   { name: "OTEL_SDK_DISABLED", group: "tracing", summary: "true: tracing off" },
   { name: "OTEL_TRACES_EXPORTER", group: "tracing", summary: "none: tracing off" },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    group: "tracing",
+    summary: "metrics URL (default {OTEL_EXPORTER_OTLP_ENDPOINT}/v1/metrics)",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+    group: "tracing",
+    summary: "the protocol, for metrics only",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+    group: "tracing",
+    summary: "the headers, for metrics only",
+    secret: true,
+  },
+  { name: "OTEL_METRICS_EXPORTER", group: "tracing", summary: "none: metrics off (traces go on)" },
+  {
+    name: "OTEL_METRIC_EXPORT_INTERVAL",
+    group: "tracing",
+    summary: "ms between metric exports (default 60000)",
+  },
   { name: "LOG_LEVEL", group: "logging", summary: "error, warn, info (default) or debug; logs go to stderr" },
 ];
 

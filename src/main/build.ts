@@ -37,6 +37,7 @@ export async function buildServers(
 ): Promise<Served> {
   const signer = stateSigner(env);
   await startTracing(env, settings.hosting, logger, open);
+  await startMetrics(env, logger, open);
   const backends = await storeBackends(settings, logger);
   open.add(() => backends.close());
   const budgets = await rateBudgets({
@@ -103,6 +104,18 @@ async function startTracing(
     if (tracing === undefined) return;
     open.add(() => tracing.shutdown());
     (await import("../telemetry/hooks.js")).installTracing(await import("../telemetry/spans.js"));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartRefused(error.message);
+    throw error;
+  }
+}
+
+/** Metrics load only when an OTLP endpoint is set and OTEL_METRICS_EXPORTER is not "none". */
+async function startMetrics(env: Env, logger: Logger, open: OpenResources): Promise<void> {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() && !env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim()) return;
+  try {
+    const metrics = (await import("../telemetry/metrics-otel.js")).startMetrics(env, logger);
+    if (metrics !== undefined) open.add(() => metrics.shutdown());
   } catch (error) {
     if (error instanceof ConfigError) throw new StartRefused(error.message);
     throw error;
