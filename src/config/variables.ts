@@ -39,6 +39,21 @@ export const VARIABLES: readonly Variable[] = [
   { name: "MMS_TIMEOUT_MS", group: "upstream", summary: "per-request timeout in ms (default 30000)" },
   { name: "MMS_MAX_RETRIES", group: "upstream", summary: "retries of retryable failures (default 3)" },
   {
+    name: "MMS_RATE_LIMIT",
+    group: "upstream",
+    summary: "the company's requests per minute (default: learnt from the upstream; 0 = no budget)",
+  },
+  {
+    name: "MMS_RATE_SHARE",
+    group: "upstream",
+    summary: "share of that limit this server uses, 0-1 (default 0.5; the rest for other integrations)",
+  },
+  {
+    name: "MMS_RATE_WINDOW_MS",
+    group: "upstream",
+    summary: "length of the limit's window in ms (default 60000; a simulator's faster minute)",
+  },
+  {
     name: "MMS_BUDGET_DISCOUNT",
     group: "upstream",
     summary: "percent or amount: what a budget's discount is (adds net_total)",
@@ -122,6 +137,28 @@ export const VARIABLES: readonly Variable[] = [
   { name: "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", group: "tracing", summary: "the same, for spans only" },
   { name: "OTEL_SDK_DISABLED", group: "tracing", summary: "true: tracing off" },
   { name: "OTEL_TRACES_EXPORTER", group: "tracing", summary: "none: tracing off" },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    group: "tracing",
+    summary: "metrics URL (default {OTEL_EXPORTER_OTLP_ENDPOINT}/v1/metrics)",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+    group: "tracing",
+    summary: "the protocol, for metrics only",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+    group: "tracing",
+    summary: "the headers, for metrics only",
+    secret: true,
+  },
+  { name: "OTEL_METRICS_EXPORTER", group: "tracing", summary: "none: metrics off (traces go on)" },
+  {
+    name: "OTEL_METRIC_EXPORT_INTERVAL",
+    group: "tracing",
+    summary: "ms between metric exports (default 60000)",
+  },
   { name: "LOG_LEVEL", group: "logging", summary: "error, warn, info (default) or debug; logs go to stderr" },
 ];
 

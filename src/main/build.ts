@@ -9,6 +9,7 @@ import type { AnyTool } from "../../tools/define.js";
 import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import { type IdempotencyBackends, idempotencyBackends } from "../hosting/idempotency.js";
+import { type RateBudgets, rateBudgets } from "../hosting/rate-budgets.js";
 import { createServerSet, type ServerSet } from "../hosting/servers.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { createStateSigner, type StateSigner } from "../mcp/sdk.js";
@@ -21,6 +22,8 @@ export interface Served {
   serverSet: ServerSet;
   /** The idempotency store's state, for /healthz. */
   backends: IdempotencyBackends;
+  /** Where each company's request budget is counted, for /healthz. */
+  budgets: RateBudgets;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortController;
 }
@@ -34,8 +37,15 @@ export async function buildServers(
 ): Promise<Served> {
   const signer = stateSigner(env);
   await startTracing(env, settings.hosting, logger, open);
+  await startMetrics(env, logger, open);
   const backends = await storeBackends(settings, logger);
   open.add(() => backends.close());
+  const budgets = await rateBudgets({
+    redisUrl: settings.hosting.redisUrl,
+    redisTimeoutMs: settings.config.redisTimeoutMs ?? 1000,
+    logger,
+  });
+  open.add(() => budgets.close());
   const stopping = new AbortController();
   const serverSet = createServerSet({
     config: settings.config,
@@ -45,11 +55,12 @@ export async function buildServers(
     confirmWrites: plan.confirmWrites,
     logger,
     backends,
+    rateBudgets: budgets,
     signer,
     stopping: stopping.signal,
   });
   open.add(() => serverSet.clients.close());
-  return { serverSet, backends, stopping };
+  return { serverSet, backends, budgets, stopping };
 }
 
 /** Redis (checked: an evicting policy refuses the start) or memory shares; loads Redis only when set. */
@@ -93,6 +104,18 @@ async function startTracing(
     if (tracing === undefined) return;
     open.add(() => tracing.shutdown());
     (await import("../telemetry/hooks.js")).installTracing(await import("../telemetry/spans.js"));
+  } catch (error) {
+    if (error instanceof ConfigError) throw new StartRefused(error.message);
+    throw error;
+  }
+}
+
+/** Metrics load only when an OTLP endpoint is set and OTEL_METRICS_EXPORTER is not "none". */
+async function startMetrics(env: Env, logger: Logger, open: OpenResources): Promise<void> {
+  if (!env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() && !env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim()) return;
+  try {
+    const metrics = (await import("../telemetry/metrics-otel.js")).startMetrics(env, logger);
+    if (metrics !== undefined) open.add(() => metrics.shutdown());
   } catch (error) {
     if (error instanceof ConfigError) throw new StartRefused(error.message);
     throw error;
