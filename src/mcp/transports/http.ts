@@ -7,6 +7,7 @@
  *   3. auth.ts              who calls: one Authenticator (none, static token, tenants, OAuth) → 401/403
  *   4. body.ts              size (413), time (408), JSON (400), no batches (400)
  *   5. protocol-headers.ts  Mcp-Method / Mcp-Name agree with the body (400)
+ *      scopes.ts            an OAuth token's scopes allow the call (403 insufficient_scope)
  *   6. limits.ts            admission: the tenant's and the process's requests in flight (429/503)
  *   7. dispatch             the SDK's handler (src/mcp/sdk.ts), with the caller in req.auth
  * Other paths: GET /healthz (health.ts), the discovery paths the authenticator answers, else 404.
@@ -18,12 +19,13 @@ import type { Secret } from "../../errors/secret.js";
 import type { Logger } from "../../telemetry/logger.js";
 import { createHttpEndpoint, type HttpEndpoint, type ProtocolServer } from "../sdk.js";
 import { rpcError, SERVER_ERROR, sendJson } from "./http/answers.js";
-import { type Authenticator, authenticate } from "./http/auth.js";
+import { type Authenticator, authenticate, type Caller } from "./http/auth.js";
 import { type BodyLimits, readJsonBody } from "./http/body.js";
 import { sendHealth } from "./http/health.js";
 import { Admission, type Admitted, type InFlightStats } from "./http/limits.js";
 import { isLoopbackHost, refuseForeign } from "./http/origin.js";
 import { refuseHeaderMismatch } from "./http/protocol-headers.js";
+import { refuseInsufficientScope } from "./http/scopes.js";
 import {
   noAuthentication,
   staticTokenAuthentication,
@@ -52,8 +54,13 @@ export interface HttpOptions {
    * name reaches the server factory through `req.auth` (never the token itself).
    */
   tenantOf?: (bearerToken: string | undefined) => string | undefined;
-  /** How clients authenticate; replaces `token` and `tenantOf` (e.g. OAuth beside the tenants' tokens). */
-  authenticator?: Authenticator;
+  /**
+   * How clients authenticate; replaces `token` and `tenantOf` (e.g. OAuth beside the tenants' tokens).
+   * A function gets the endpoint's URL once listening (OAuth's resource, when --port 0 picked it).
+   */
+  authenticator?: Authenticator | ((url: string) => Authenticator);
+  /** The tools that write: an OAuth caller needs mms:write to call them, mms:read for the others. */
+  writerTools?: ReadonlySet<string>;
   logger: Logger;
   version: string;
   /** Largest accepted request body (default 1 MiB). */
@@ -82,12 +89,27 @@ export interface HttpHandle {
 }
 
 /** The authenticator the options describe: given, tenants' tokens, one static token, or none. */
-function authenticatorOf(options: HttpOptions): Authenticator {
+function authenticatorOf(options: HttpOptions, url: string): Authenticator {
+  if (typeof options.authenticator === "function") return options.authenticator(url);
   if (options.authenticator) return options.authenticator;
   if (options.tenantOf) return tenantTokenAuthentication(options.tenantOf);
   if (options.token) return staticTokenAuthentication(options.token);
   return noAuthentication();
 }
+
+const NO_WRITERS: ReadonlySet<string> = new Set();
+
+/** Until listening: refuses every request (none can be read before the real one is set). */
+const NOT_READY: Authenticator = {
+  scheme: "starting",
+  authenticate: () => ({ kind: "unknown" }),
+  unauthorized: () => ({
+    status: 401,
+    challenge: 'Bearer realm="maintenance-mcp"',
+    message: "Unauthorized: starting",
+  }),
+  discovery: () => undefined,
+};
 
 interface Pipeline {
   loopbackBind: boolean;
@@ -113,6 +135,8 @@ async function serveMcp(
     const read = await readJsonBody(req, res, p.body, p.log);
     if (read === undefined || refuseHeaderMismatch(req, res, read.body)) return;
     body = read.body;
+    const writers = p.options.writerTools ?? NO_WRITERS;
+    if (refuseInsufficientScope(req, res, { caller, body, writers, authenticator: p.authenticator })) return;
   }
   admitted.gates = p.admission.admit(res, caller.tenant);
   if (admitted.gates === undefined) return;
@@ -137,7 +161,7 @@ function serveOther(p: Pipeline, req: IncomingMessage, res: ServerResponse, path
 }
 
 export async function startHttp(
-  makeServer: (tenant: string | undefined) => ProtocolServer,
+  makeServer: (caller: Caller) => ProtocolServer,
   options: HttpOptions,
 ): Promise<HttpHandle> {
   const body: BodyLimits = {
@@ -151,7 +175,8 @@ export async function startHttp(
   });
   const p: Pipeline = {
     loopbackBind: isLoopbackHost(options.host),
-    authenticator: authenticatorOf(options),
+    // Set once listening, before the first request is read (the listen callback's microtask).
+    authenticator: NOT_READY,
     body,
     admission,
     endpoint: await createHttpEndpoint(makeServer, {
@@ -192,11 +217,12 @@ export async function startHttp(
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${hostForUrl}:${address.port}/mcp`;
+  p.authenticator = authenticatorOf(options, url);
   log.info("serving MCP over Streamable HTTP (stateless; protocol 2026-07-28 and 2025-11-25)", {
     url,
     auth: p.authenticator.scheme,
     max_in_flight: admission.process.limit,
-    ...(options.tenantOf ? { tenant_max_in_flight: options.tenantMaxInFlight ?? 16 } : {}),
+    ...(options.tenantMaxInFlight === undefined ? {} : { tenant_max_in_flight: options.tenantMaxInFlight }),
   });
 
   return {

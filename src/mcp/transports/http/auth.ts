@@ -7,19 +7,10 @@
  * client_id), and a refusal's text is the scheme's own.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Caller } from "../../caller.js";
 import { rpcError, sendJson } from "./answers.js";
 
-/** Who sent a request, as the server factory, the logs and the spans see it. Never the token. */
-export interface Caller {
-  /** The tenant of MCP_TENANTS_FILE, or undefined for the one upstream. */
-  tenant: string | undefined;
-  /** OAuth: the token's scopes (the tools it may call); undefined for a static token (every tool). */
-  scopes?: readonly string[];
-  /** OAuth: the token's `sub` (audit log, spans). */
-  subject?: string;
-  /** OAuth: the token's `client_id` (audit log, spans). */
-  clientId?: string;
-}
+export type { Caller };
 
 /** A refused request: its status, its WWW-Authenticate challenge and the message of the JSON-RPC error. */
 export interface Refusal {
@@ -57,6 +48,8 @@ export interface Authenticator {
   unauthorized(sentBearer: boolean): Refusal;
   /** The answer to a discovery path a client probes (RFC 9728, RFC 8414...), or undefined (plain 404). */
   discovery(path: string): DiscoveryAnswer | undefined;
+  /** The 403 for a caller whose token lacks `scopes` (only schemes that issue scoped callers). */
+  insufficientScope?(scopes: readonly string[]): Refusal;
 }
 
 /**
@@ -79,6 +72,7 @@ export function firstOf(...authenticators: Authenticator[]): Authenticator {
     },
     unauthorized: (sentBearer) => primary.unauthorized(sentBearer),
     discovery: (path) => primary.discovery(path),
+    ...(primary.insufficientScope ? { insufficientScope: primary.insufficientScope } : {}),
   };
 }
 
@@ -121,7 +115,7 @@ export async function authenticate(
       token: "",
       clientId: caller.clientId ?? caller.tenant ?? "",
       scopes: [...(caller.scopes ?? [])],
-      extra: { tenant: caller.tenant, caller },
+      extra: { caller },
     };
     return caller;
   }
