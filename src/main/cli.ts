@@ -18,6 +18,8 @@ export interface ServePlan {
   readOnly: boolean;
   tools: string[] | undefined;
   confirmWrites: boolean;
+  /** --oauth-demo: also run a demo OAuth authorization server (with --sandbox --http, loopback only). */
+  oauthDemo: boolean;
 }
 
 export type CliPlan =
@@ -68,6 +70,8 @@ Options:
   --read-only          register only tools that do not write upstream
   --tools <a,b>        register only these tools
   --confirm-writes     ask the user (MCP elicitation) before every write
+  --oauth-demo         with --sandbox --http (loopback only): also start a demo OAuth
+                       authorization server, to try a host's sign-in (docs/remote.md)
   --check              check the configuration instead of serving (see above)
   -h, --help           show this help
   -v, --version        print the version
@@ -85,6 +89,7 @@ const OPTIONS = {
   tools: { type: "string" },
   "confirm-writes": { type: "boolean" },
   check: { type: "boolean" },
+  "oauth-demo": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -132,6 +137,11 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       expected: "only applies with --http",
     });
   }
+  if (values["oauth-demo"] && !(values.http && sandbox))
+    problems.push({
+      variable: "--oauth-demo",
+      expected: "only with --sandbox --http (a demo sign-in in front of the simulator, on loopback)",
+    });
   let port = 3333;
   if (values.port !== undefined) {
     port = Number(values.port);
@@ -158,6 +168,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     readOnly,
     tools,
     confirmWrites,
+    oauthDemo: values["oauth-demo"] ?? false,
   };
   return values.check ? { command: "check", plan } : plan;
 }

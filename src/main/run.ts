@@ -34,7 +34,9 @@ export async function runHttp(
       host: plan.host,
       port: plan.port,
       token: settings.httpToken,
-      authenticator: await authenticatorFor(http, settings),
+      authenticator: plan.oauthDemo
+        ? await demoAuthenticator(plan, open, logger)
+        : await authenticatorFor(http, settings),
       writerTools: settings.writerTools,
       ...(settings.tenants === undefined || settings.tenantMaxInFlight === undefined
         ? {}
@@ -105,6 +107,42 @@ async function authenticatorFor(
     );
   }
   return schemes.length === 0 ? http.noAuthentication() : http.firstOf(...schemes);
+}
+
+/**
+ * --oauth-demo: a demo authorization server on loopback (src/sandbox/oauth-demo.ts, oidc-provider)
+ * whose one resource is this endpoint; OAuth is then the only way in. Refused off loopback.
+ */
+async function demoAuthenticator(
+  plan: ServePlan,
+  open: OpenResources,
+  logger: Logger,
+): Promise<(url: string) => Authenticator> {
+  const { isLoopbackHost } = await import("../mcp/transports/http.js");
+  if (!isLoopbackHost(plan.host))
+    throw new StartRefused(
+      `--oauth-demo: only on a loopback host (--host 127.0.0.1 or localhost), not ${plan.host}: the demo's one user signs in with any password`,
+    );
+  const [{ startDemoAuthorizationServer, DEMO_USER }, { oauthAuthentication }] = await Promise.all([
+    import("../sandbox/oauth-demo.js"),
+    import("../mcp/transports/http/oauth/index.js"),
+  ]);
+  let resource = "";
+  const demo = await startDemoAuthorizationServer({ host: "127.0.0.1", resource: () => resource });
+  open.add(() => demo.close());
+  logger.warn("OAUTH DEMO: a demo authorization server signs users in; never use it for real data", {
+    issuer: demo.issuer,
+    user: DEMO_USER,
+  });
+  process.stderr.write(
+    `demo authorization server at ${demo.issuer}: sign in as "${DEMO_USER}" (any password)\n`,
+  );
+  return (url) => {
+    resource = url;
+    return oauthAuthentication({
+      config: { issuer: demo.issuer, publicUrl: url, tenantClaim: undefined, introspection: undefined },
+    });
+  };
 }
 
 /** The user's fix for a port or address the server cannot listen on. */

@@ -10,6 +10,7 @@
  *      scopes.ts            an OAuth token's scopes allow the call (403 insufficient_scope)
  *   6. limits.ts            admission: the tenant's and the process's requests in flight (429/503)
  *   7. dispatch             the SDK's handler (src/mcp/sdk.ts), with the caller in req.auth
+ * Before any of them, connections.ts bounds the sockets: a cap per process, 5 s to send a request.
  * Other paths: GET /healthz (health.ts), the discovery paths the authenticator answers, else 404.
  * close() lets in-flight calls finish, then answers the rest with an "outcome unknown" result.
  */
@@ -21,6 +22,7 @@ import { createHttpEndpoint, type HttpEndpoint, type ProtocolServer } from "../s
 import { rpcError, SERVER_ERROR, sendJson } from "./http/answers.js";
 import { type Authenticator, authenticate, type Caller } from "./http/auth.js";
 import { type BodyLimits, readJsonBody } from "./http/body.js";
+import { boundConnections, type ConnectionStats } from "./http/connections.js";
 import { sendHealth } from "./http/health.js";
 import { Admission, type Admitted, type InFlightStats } from "./http/limits.js";
 import { isLoopbackHost, refuseForeign } from "./http/origin.js";
@@ -71,6 +73,10 @@ export interface HttpOptions {
   maxInFlight?: number;
   /** With tenants: requests one tenant may have served at once; more get 429 (default 16). */
   tenantMaxInFlight?: number;
+  /** Open connections at most (default 512); the oldest silent one makes room for a new one. */
+  maxConnections?: number;
+  /** How long a connection may stay open without sending a request (default 5 s). */
+  silentConnectionMs?: number;
   /** How long close() waits for in-flight calls (default 10 s). */
   drainMs?: number;
   /** How long close() then waits for the "outcome unknown" answers to be written (default 2 s). */
@@ -85,6 +91,8 @@ export interface HttpHandle {
   url: string;
   /** The process's counters and, with tenants, each tenant's (refused: over its own limit). */
   stats(): InFlightStats & { tenants: Record<string, InFlightStats> };
+  /** The open connections and how many were closed silent, evicted or refused. */
+  connections(): ConnectionStats;
   close(): Promise<void>;
 }
 
@@ -210,6 +218,10 @@ export async function startHttp(
     },
   );
 
+  const connections = boundConnections(server, {
+    max: options.maxConnections ?? 512,
+    silentMs: options.silentConnectionMs ?? 5_000,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -228,6 +240,7 @@ export async function startHttp(
   return {
     url,
     stats: () => admission.stats(),
+    connections,
     async close() {
       admission.close();
       server.close();
