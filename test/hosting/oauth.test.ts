@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { idempotencyBackends } from "../../src/hosting/idempotency.js";
 import { createServerSet } from "../../src/hosting/servers.js";
+import { runCheck } from "../../src/main/check.js";
+import { parseCli } from "../../src/main/cli.js";
 import { createStateSigner } from "../../src/mcp/sdk.js";
 import { selectTools } from "../../src/mcp/server.js";
 import { oauthAuthentication } from "../../src/mcp/transports/http/oauth/index.js";
@@ -295,5 +297,35 @@ describe("OAuth resource server, a token with mms:read only", () => {
         `^Bearer error="insufficient_scope", scope="mms:read mms:write", resource_metadata="${origin}/\\.well-known/oauth-protected-resource/mcp"`,
       ),
     );
+  });
+});
+
+describe("--check --http with MCP_OAUTH_ISSUER", () => {
+  it("fetches the issuer's metadata and JWKS and says what it found", async () => {
+    const as = await startDemoAuthorizationServer({ resource: () => "http://127.0.0.1:3333/mcp" });
+    try {
+      const plan = parseCli(["--check", "--sandbox", "--http"]);
+      if (plan.command !== "check") throw new Error("expected a check plan");
+      const lines: string[] = [];
+      const env = { MCP_OAUTH_ISSUER: as.issuer, MCP_PUBLIC_URL: "http://127.0.0.1:3333/mcp" };
+      await runCheck(plan.plan, env, (line) => lines.push(line));
+      const text = lines.join("\n");
+      expect(text).toMatch(
+        /ok {4}oauth issuer: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server: dynamic client registration, PKCE S256, introspection; resource http:\/\/127\.0\.0\.1:3333\/mcp, metadata http:\/\/127\.0\.0\.1:3333\/\.well-known\/oauth-protected-resource\/mcp/,
+      );
+      expect(text).toMatch(
+        /ok {4}oauth keys: 1 signing keys at http:\/\/127\.0\.0\.1:\d+\/jwks: demo-es256 ES256/,
+      );
+      const down = await (async () => {
+        const out: string[] = [];
+        await runCheck(plan.plan, { ...env, MCP_OAUTH_ISSUER: "http://127.0.0.1:1" }, (l) => out.push(l));
+        return out.join("\n");
+      })();
+      expect(down).toMatch(
+        /FAIL {2}oauth issuer: no metadata for MCP_OAUTH_ISSUER \(http:\/\/127\.0\.0\.1:1\/\.well-known\/oauth-authorization-server: cannot connect/,
+      );
+    } finally {
+      await as.close();
+    }
   });
 });
