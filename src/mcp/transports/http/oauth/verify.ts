@@ -5,6 +5,7 @@
  * configured. The answer is the token's claims or a reason in our own words.
  * IMPORTANT: no reason quotes the token or a claim value; nothing here logs.
  */
+import { createHash } from "node:crypto";
 import type { Secret } from "../../../../errors/secret.js";
 import type { IssuerCache } from "./issuer.js";
 
@@ -173,8 +174,48 @@ export function createVerifier(options: VerifierOptions): (token: string) => Pro
     return checkIntrospected(claims, options, Date.now() / 1000, tolerance);
   };
 
-  return (token) => (JWT_SHAPE.test(token) ? verifyJwt(token) : introspect(token));
+  const verified = new VerifiedTokens();
+  const verifyJwtOnce = async (token: string): Promise<Verification> => {
+    const hit = verified.get(token);
+    if (hit !== undefined) return { ok: true, token: hit };
+    const result = await verifyJwt(token);
+    if (result.ok) verified.set(token, result.token);
+    return result;
+  };
+
+  return (token) => (JWT_SHAPE.test(token) ? verifyJwtOnce(token) : introspect(token));
 }
+
+/**
+ * JWTs already verified, by the SHA-256 of the token (never the token), until their `exp`: a host
+ * sends the same token on every request, and a signature check costs about 1 ms (bench "oauth").
+ * Bounded: past `max` entries the oldest goes. A JWT cannot be revoked before its exp anyway.
+ */
+export class VerifiedTokens {
+  readonly #entries = new Map<string, { token: TokenClaims; expiresAt: number }>();
+  constructor(
+    private readonly max = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(token: string): TokenClaims | undefined {
+    const key = digest(token);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (this.now() < entry.expiresAt) return entry.token;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  set(token: string, claims: TokenClaims): void {
+    const exp = claims.claims.exp;
+    if (typeof exp !== "number") return;
+    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(digest(token), { token: claims, expiresAt: exp * 1000 });
+  }
+}
+
+const digest = (token: string) => createHash("sha256").update(token).digest("base64url");
 
 /** An introspection answer (RFC 7662 §2.2) held to the same rules as a JWT. */
 export function checkIntrospected(
