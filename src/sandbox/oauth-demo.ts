@@ -21,6 +21,10 @@ export interface DemoAuthorizationServerOptions {
   grantedScopes?: readonly string[];
   /** Claims added to every access token (e.g. a tenant claim). */
   extraClaims?: Record<string, unknown>;
+  /** "opaque": access tokens the resource server must introspect (default "jwt"). */
+  accessTokenFormat?: "jwt" | "opaque";
+  /** A confidential client allowed to introspect tokens (MCP_OAUTH_INTROSPECTION_CLIENT_ID/_SECRET). */
+  introspectionClient?: { clientId: string; clientSecret: string };
   /** The signing key as a private JWK (with kid and alg); default a fresh ES256 key. */
   signingKey?: Record<string, unknown>;
 }
@@ -76,7 +80,17 @@ export async function startDemoAuthorizationServer(
   const issuer = `http://${host}:${port}`;
   const granted = (options.grantedScopes ?? DEMO_SCOPES).join(" ");
   const provider = new Provider(issuer, {
-    clients: [],
+    clients: options.introspectionClient
+      ? [
+          {
+            client_id: options.introspectionClient.clientId,
+            client_secret: options.introspectionClient.clientSecret,
+            grant_types: [],
+            response_types: [],
+            redirect_uris: [],
+          },
+        ]
+      : [],
     jwks: { keys: [signingKey as never] },
     scopes: ["openid", "offline_access", ...DEMO_SCOPES],
     claims: { openid: ["sub"] },
@@ -102,7 +116,7 @@ export async function startDemoAuthorizationServer(
           return {
             scope: granted,
             audience: options.resource(),
-            accessTokenFormat: "jwt",
+            accessTokenFormat: options.accessTokenFormat ?? "jwt",
             accessTokenTTL: 3600,
             jwt: { sign: { alg: String(signingKey.alg ?? "ES256") as "ES256" } },
           };

@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@model
 import { generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
+import { Secret } from "../../src/errors/secret.js";
 import { idempotencyBackends } from "../../src/hosting/idempotency.js";
 import { createServerSet } from "../../src/hosting/servers.js";
 import { runCheck } from "../../src/main/check.js";
@@ -32,11 +33,14 @@ interface Stack {
 }
 
 /** The authorization server, then the MCP server whose public URL (known once listening) is the resource. */
-async function startStack(grantedScopes?: string[]): Promise<Stack> {
+const INTROSPECTOR = { clientId: "mcp-introspector", clientSecret: "introspector-secret-0123456789" };
+
+async function startStack(grantedScopes?: string[], opaque = false): Promise<Stack> {
   let publicUrl = "";
   const as = await startDemoAuthorizationServer({
     resource: () => publicUrl,
     ...(grantedScopes ? { grantedScopes } : {}),
+    ...(opaque ? { accessTokenFormat: "opaque" as const, introspectionClient: INTROSPECTOR } : {}),
   });
   const { logger, lines } = captureLogger("info");
   const tools = selectTools({ readOnly: false, hubAvailable: true }).tools;
@@ -70,7 +74,14 @@ async function startStack(grantedScopes?: string[]): Promise<Stack> {
     authenticator: (url) => {
       publicUrl = url;
       return oauthAuthentication({
-        config: { issuer: as.issuer, publicUrl: url, tenantClaim: undefined, introspection: undefined },
+        config: {
+          issuer: as.issuer,
+          publicUrl: url,
+          tenantClaim: undefined,
+          introspection: opaque
+            ? { clientId: INTROSPECTOR.clientId, clientSecret: new Secret(INTROSPECTOR.clientSecret) }
+            : undefined,
+        },
       });
     },
   });
@@ -297,6 +308,26 @@ describe("OAuth resource server, a token with mms:read only", () => {
         `^Bearer error="insufficient_scope", scope="mms:read mms:write", resource_metadata="${origin}/\\.well-known/oauth-protected-resource/mcp"`,
       ),
     );
+  });
+});
+
+describe("OAuth resource server, opaque tokens (introspection, RFC 7662)", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack(undefined, true);
+  });
+  afterAll(() => stack.close());
+
+  it("a host's opaque token is introspected and accepted; an unknown one is refused", async () => {
+    const { client, provider } = await signedInClient(stack.http.url);
+    expect(provider.saved!.access_token.split(".")).toHaveLength(1);
+    const read = await client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
+    expect(read.isError).toBeFalsy();
+    await client.close();
+    const res = await post(stack.http.url, { authorization: "Bearer not-a-token-this-server-issued" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+    expect(stack.lines.join("\n")).not.toContain(INTROSPECTOR.clientSecret);
   });
 });
 
