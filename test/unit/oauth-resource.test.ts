@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { firstOf } from "../../src/mcp/transports/http/auth.js";
+import { oauthAuthentication } from "../../src/mcp/transports/http/oauth/index.js";
 import { discoveryUrls } from "../../src/mcp/transports/http/oauth/issuer.js";
 import { bearerChallenge, metadataPaths, metadataUrl } from "../../src/mcp/transports/http/oauth/metadata.js";
 import {
@@ -6,6 +8,7 @@ import {
   tokenClaims,
   VerifiedTokens,
 } from "../../src/mcp/transports/http/oauth/verify.js";
+import { tenantTokenAuthentication } from "../../src/mcp/transports/http/static-auth.js";
 
 const identity = { issuer: "https://auth.example.com", publicUrl: "https://mcp.example.com/mcp" };
 
@@ -104,5 +107,58 @@ describe("OAuth resource server, pure parts", () => {
     expect(cache.get("d")?.subject).toBe("s");
     cache.set("no-exp", tokenClaims({ sub: "x" }));
     expect(cache.get("no-exp")).toBeUndefined();
+  });
+});
+
+describe("oauthAuthentication: tenants by claim, beside the tenants' static tokens", () => {
+  const config = {
+    issuer: identity.issuer,
+    publicUrl: identity.publicUrl,
+    tenantClaim: "org_id",
+    introspection: undefined,
+  };
+  const verify = async (token: string) =>
+    token === "bad"
+      ? ({ ok: false, reason: "the access token has expired" } as const)
+      : ({ ok: true, token: tokenClaims(JSON.parse(token) as Record<string, unknown>) } as const);
+  const oauth = oauthAuthentication({
+    config,
+    tenantByClaim: (value) => (value === "org-1" ? "north" : undefined),
+    verify,
+  });
+  const both = firstOf(
+    tenantTokenAuthentication((t) => (t === "south-static-token" ? "south" : undefined)),
+    oauth,
+  );
+
+  it("the claim picks the tenant; no claim or an unknown value gets 403 naming the claim, not the tenants", async () => {
+    expect(
+      await both.authenticate({
+        bearer: JSON.stringify({ org_id: "org-1", sub: "ann", client_id: "c", scope: "mms:read" }),
+      }),
+    ).toEqual({
+      kind: "accepted",
+      caller: { tenant: "north", scopes: ["mms:read"], subject: "ann", clientId: "c" },
+    });
+    for (const claims of [{ sub: "ann" }, { org_id: "org-9", sub: "ann" }]) {
+      const out = await both.authenticate({ bearer: JSON.stringify(claims) });
+      expect(out.kind).toBe("refused");
+      if (out.kind !== "refused") continue;
+      expect(out.refusal.status).toBe(403);
+      expect(out.refusal.message).toContain('"org_id" claim (MCP_OAUTH_TENANT_CLAIM)');
+      expect(out.refusal.message).not.toMatch(/north|south|org-9/);
+    }
+  });
+
+  it("a tenant's static token still works beside OAuth; anything else is OAuth's to refuse", async () => {
+    expect(await both.authenticate({ bearer: "south-static-token" })).toEqual({
+      kind: "accepted",
+      caller: { tenant: "south" },
+    });
+    const bad = await both.authenticate({ bearer: "bad" });
+    expect(bad).toMatchObject({ kind: "refused", refusal: { status: 401 } });
+    expect(both.unauthorized(false).challenge).toBe(
+      'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mms:read"',
+    );
   });
 });
