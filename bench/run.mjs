@@ -4,7 +4,7 @@
  * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
- *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http tenants scale rate-limit
+ *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http oauth tenants scale rate-limit
  */
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -16,6 +16,7 @@ import coldStart from "./sections/cold-start.mjs";
 import context from "./sections/context.mjs";
 import http from "./sections/http.mjs";
 import memory from "./sections/memory.mjs";
+import oauth from "./sections/oauth.mjs";
 import pagination from "./sections/pagination.mjs";
 import perCall from "./sections/per-call.mjs";
 import rateLimit from "./sections/rate-limit.mjs";
@@ -33,6 +34,7 @@ const SECTIONS = {
   "budget-review": budgetReview,
   pagination,
   http,
+  oauth,
   tenants,
   // Last: it grows the shared sandbox to 30,000 budgets (and puts the count back after).
   scale,

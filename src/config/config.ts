@@ -429,3 +429,92 @@ export function loadConfig(env: Env): Config {
     taskTtlSeconds,
   };
 }
+
+/** The server as an OAuth 2.1 resource server (interface.md §7c): MCP_OAUTH_* and MCP_PUBLIC_URL. */
+export interface ResourceServerConfig {
+  /** MCP_OAUTH_ISSUER, exactly as given: the issuer tokens must name. */
+  issuer: string;
+  /** MCP_PUBLIC_URL, byte for byte: the resource identifier and the audience tokens must carry. */
+  publicUrl: string;
+  /** MCP_OAUTH_TENANT_CLAIM: with a tenants file, the claim whose value names the tenant. */
+  tenantClaim: string | undefined;
+  /** MCP_OAUTH_INTROSPECTION_CLIENT_ID/_SECRET: introspection (RFC 7662) of opaque tokens. */
+  introspection: { clientId: string; clientSecret: Secret } | undefined;
+}
+
+const OAUTH_VARIABLES = [
+  "MCP_PUBLIC_URL",
+  "MCP_OAUTH_TENANT_CLAIM",
+  "MCP_OAUTH_INTROSPECTION_CLIENT_ID",
+  "MCP_OAUTH_INTROSPECTION_CLIENT_SECRET",
+] as const;
+
+/** Why `raw` is not a usable public URL or issuer (https, or http on loopback; no query or fragment). */
+function oauthUrlProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "expected an absolute https:// URL";
+  }
+  const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback))
+    return "expected an https:// URL (http:// only on localhost)";
+  if (url.search !== "" || url.hash !== "") return "expected a URL without ?query or #fragment";
+  return undefined;
+}
+
+/**
+ * MCP_OAUTH_ISSUER and its companions, or undefined when it is not set (static tokens only).
+ * Throws one ConfigError naming every problem; never echoes a value.
+ */
+export function loadResourceServerConfig(env: Env): ResourceServerConfig | undefined {
+  const issuer = read(env, "MCP_OAUTH_ISSUER");
+  const problems: ConfigProblem[] = [];
+  if (issuer === undefined) {
+    for (const name of OAUTH_VARIABLES)
+      if (read(env, name) !== undefined)
+        problems.push({
+          variable: name,
+          expected: "only used with MCP_OAUTH_ISSUER: set it, or remove this",
+        });
+    if (problems.length > 0) throw new ConfigError(problems);
+    return undefined;
+  }
+  const publicUrl = read(env, "MCP_PUBLIC_URL");
+  const issuerProblem = oauthUrlProblem(issuer);
+  if (issuerProblem) problems.push({ variable: "MCP_OAUTH_ISSUER", expected: issuerProblem });
+  if (publicUrl === undefined)
+    problems.push({
+      variable: "MCP_PUBLIC_URL",
+      expected:
+        "required with MCP_OAUTH_ISSUER: the MCP endpoint exactly as users type it, e.g. https://mcp.example.com/mcp",
+    });
+  else {
+    const publicProblem = oauthUrlProblem(publicUrl);
+    if (publicProblem) problems.push({ variable: "MCP_PUBLIC_URL", expected: publicProblem });
+  }
+  const tenantClaim = read(env, "MCP_OAUTH_TENANT_CLAIM");
+  if (tenantClaim !== undefined && !/^[A-Za-z0-9_:./-]{1,128}$/.test(tenantClaim))
+    problems.push({ variable: "MCP_OAUTH_TENANT_CLAIM", expected: "expected a claim name, e.g. org_id" });
+  const clientId = read(env, "MCP_OAUTH_INTROSPECTION_CLIENT_ID");
+  const clientSecret = read(env, "MCP_OAUTH_INTROSPECTION_CLIENT_SECRET");
+  if ((clientId === undefined) !== (clientSecret === undefined))
+    problems.push({
+      variable:
+        clientId === undefined
+          ? "MCP_OAUTH_INTROSPECTION_CLIENT_ID"
+          : "MCP_OAUTH_INTROSPECTION_CLIENT_SECRET",
+      expected: "required with the other MCP_OAUTH_INTROSPECTION_* variable",
+    });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    issuer,
+    publicUrl: publicUrl!,
+    tenantClaim,
+    introspection:
+      clientId === undefined || clientSecret === undefined
+        ? undefined
+        : { clientId, clientSecret: new Secret(clientSecret) },
+  };
+}

@@ -100,6 +100,32 @@ export const VARIABLES: readonly Variable[] = [
     summary: "key shared by replicas for confirmation state (32+ bytes)",
     secret: true,
   },
+  {
+    name: "MCP_OAUTH_ISSUER",
+    group: "http",
+    summary: "OAuth 2.1 authorization server whose access tokens are accepted",
+  },
+  {
+    name: "MCP_PUBLIC_URL",
+    group: "http",
+    summary: "the /mcp URL as users type it: resource and token audience",
+  },
+  {
+    name: "MCP_OAUTH_TENANT_CLAIM",
+    group: "http",
+    summary: "with tenants: the token claim whose value names the tenant",
+  },
+  {
+    name: "MCP_OAUTH_INTROSPECTION_CLIENT_ID",
+    group: "http",
+    summary: "client for token introspection (opaque tokens)",
+  },
+  {
+    name: "MCP_OAUTH_INTROSPECTION_CLIENT_SECRET",
+    group: "http",
+    summary: "its secret",
+    secret: true,
+  },
   { name: "MCP_TENANT_MAX_IN_FLIGHT", group: "http", summary: "requests in flight per tenant (default 16)" },
   { name: "MCP_IDEMPOTENCY_TTL_SECONDS", group: "http", summary: "how long a key's outcome is kept (86400)" },
   { name: "MMS_TASK_TTL_SECONDS", group: "http", summary: "how long a finished MCP task is kept (900)" },

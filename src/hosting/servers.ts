@@ -17,6 +17,7 @@ import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
 import { IdempotencyStore } from "../idempotency/store.js";
+import { type Caller, mayCall } from "../mcp/caller.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer } from "../mcp/server.js";
 import { TaskStore } from "../mcp/tasks.js";
@@ -41,7 +42,12 @@ export interface ServerSetOptions {
 }
 
 export interface ServerSet {
-  makeServer(tenant?: string | undefined): ProtocolServer;
+  /**
+   * The server for one request's caller (stdio: none, the one upstream). An OAuth caller's server
+   * lists and runs only the tools its scopes allow, and its audit log and spans name its `sub` and
+   * `client_id`.
+   */
+  makeServer(caller?: Caller): ProtocolServer;
   /**
    * The upstream clients: `warm()` warms the single upstream's (a no-op with tenants: each warms on its
    * first request); `close()` closes every server's.
@@ -92,7 +98,21 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       // A tenant's tool list is its own: shared caches must not serve it to another tenant.
       ...(name === undefined ? {} : { privateLists: true }),
     };
-    return { clients, tasks, make: () => createServer(deps, serverOptions) };
+    const make = (caller: Caller | undefined) => {
+      if (caller?.scopes === undefined && caller?.subject === undefined && caller?.clientId === undefined)
+        return createServer(deps, serverOptions);
+      const principal = { subject: caller.subject, clientId: caller.clientId };
+      return createServer(
+        {
+          ...deps,
+          // Who did it: the token's names (never the token) in the audit log and the spans.
+          logger: log.child({ sub: principal.subject, client_id: principal.clientId }),
+          principal,
+        },
+        { ...serverOptions, tools: tools.filter((t) => mayCall(caller, !t.annotations.readOnlyHint)) },
+      );
+    };
+    return { clients, tasks, make };
   };
 
   const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
@@ -117,13 +137,13 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   const taskStores = [...servers.values()].map((s) => s.tasks);
   const perTenant = options.tenants !== undefined;
   return {
-    makeServer: (tenant) => {
-      const entry = servers.get(tenant);
+    makeServer: (caller) => {
+      const entry = servers.get(caller?.tenant);
       // The transport admits only known tenants; anything else is a bug, never another tenant's server.
       if (entry === undefined) throw new Error("no server for this request's tenant");
       // First request of this tenant: warm its clients after this request (a no-op once started).
       if (perTenant) entry.clients.warm(0);
-      return entry.make();
+      return entry.make(caller);
     },
     budgetUses: () =>
       Object.fromEntries([...servers].map(([name, s]) => [name ?? "default", s.clients.budgetUse?.()])),

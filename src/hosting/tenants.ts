@@ -23,6 +23,8 @@ export interface Tenant {
   readonly readOnly: boolean;
   /** SHA-256 of the bearer token (32 bytes); compared with `resolveTenant` only. */
   readonly tokenSha256: Buffer;
+  /** The value of the OAuth tenant claim (MCP_OAUTH_TENANT_CLAIM) that names this tenant; default its name. */
+  readonly oauthTenant: string;
 }
 
 /** Reads a file as UTF-8 text; injectable for tests. */
@@ -81,12 +83,17 @@ const tenantSchema = z.strictObject(
     }),
     upstream: upstreamSchema,
     read_only: z.boolean({ error: "expected true or false" }).default(false),
+    oauth_tenant: z
+      .string({ error: "expected a string" })
+      .min(1, { error: "expected the claim value that names this tenant" })
+      .max(256, { error: "expected at most 256 characters" })
+      .optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `${unknownNames(issue.keys.length, "field")}: expected only name, token_sha256, upstream, read_only`
-        : "expected an object { name, token_sha256, upstream, read_only }",
+        ? `${unknownNames(issue.keys.length, "field")}: expected only name, token_sha256, upstream, read_only, oauth_tenant`
+        : "expected an object { name, token_sha256, upstream, read_only, oauth_tenant }",
   },
 );
 
@@ -175,6 +182,7 @@ const KNOWN_FIELDS = new Set<string>([
   "token_sha256",
   "upstream",
   "read_only",
+  "oauth_tenant",
   "env",
   "file",
   ...UPSTREAM_VARIABLES,
@@ -269,7 +277,13 @@ function loadTenant(
   if (!ok) return undefined;
   try {
     const config = loadConfig(upstreamEnv);
-    return { name: t.name, config, readOnly: t.read_only, tokenSha256: Buffer.from(t.token_sha256, "hex") };
+    return {
+      name: t.name,
+      config,
+      readOnly: t.read_only,
+      tokenSha256: Buffer.from(t.token_sha256, "hex"),
+      oauthTenant: t.oauth_tenant ?? t.name,
+    };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     for (const p of error.problems)
@@ -281,7 +295,16 @@ function loadTenant(
 function sameNameOrToken(tenants: Tenant[], problems: ConfigProblem[]): void {
   const byName = new Map<string, number>();
   const byToken = new Map<string, string>();
+  const byClaim = new Map<string, string>();
   tenants.forEach((t, i) => {
+    const firstClaim = byClaim.get(t.oauthTenant);
+    if (firstClaim === undefined) byClaim.set(t.oauthTenant, t.name);
+    // A repeated name is its own problem (below); the claim value it defaults to is not another.
+    else if (firstClaim !== t.name)
+      problems.push({
+        variable: where(i, t.name, "oauth_tenant"),
+        expected: `a unique OAuth tenant: tenant "${firstClaim}" is named by the same claim value (oauth_tenant, default the name)`,
+      });
     const firstName = byName.get(t.name);
     if (firstName === undefined) byName.set(t.name, i);
     else
@@ -364,6 +387,11 @@ export function resolveTenant(
     found = same && found === undefined ? tenant : found;
   }
   return found;
+}
+
+/** The tenant whose oauth_tenant (default: its name) is `claimValue`, or undefined (→ HTTP 403). */
+export function tenantByClaim(tenants: readonly Tenant[], claimValue: string): Tenant | undefined {
+  return tenants.find((t) => t.oauthTenant === claimValue);
 }
 
 /** Lowercase hex SHA-256 of a token: the value to put in `token_sha256`. */

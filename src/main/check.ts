@@ -7,7 +7,13 @@
  * IMPORTANT: lines show URLs and variable names, never a value of a secret (every text is scrubbed).
  */
 import { createClients } from "../client/index.js";
-import { type Config, checkEnvironment, type Env, secretValues } from "../config/config.js";
+import {
+  type Config,
+  checkEnvironment,
+  type Env,
+  type ResourceServerConfig,
+  secretValues,
+} from "../config/config.js";
 import { VERSION } from "../config/version.js";
 import { ConfigError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
@@ -98,7 +104,8 @@ async function configurationSteps(
     const http = plan.http ? await import("../mcp/transports/http.js") : undefined;
     const hosting = hostingSettings(env, plan, settingsLog);
     const { config, tenants } = await loadServeConfig(env, effectiveEnv, hosting.tenantsFile);
-    if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost);
+    if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost, hosting.oauth);
+    if (hosting.oauth) await issuerStep(hosting.oauth, report);
     if (tenants !== undefined) {
       report.line("ok", "configuration", `${tenants.length} tenants in ${hosting.tenantsFile}`);
       return tenants.map((t) => ({ tenant: t.name, config: t.config }));
@@ -108,7 +115,7 @@ async function configurationSteps(
       report.line(
         "ok",
         "http",
-        `--http on ${plan.host}:${plan.port}, ${config.httpToken ? "clients send Authorization: Bearer <MCP_HTTP_TOKEN>" : "no MCP_HTTP_TOKEN: any local process may call it"}`,
+        `--http on ${plan.host}:${plan.port}, ${hosting.oauth ? `clients send an OAuth access token from ${hosting.oauth.issuer}${config.httpToken ? " or MCP_HTTP_TOKEN" : ""}` : config.httpToken ? "clients send Authorization: Bearer <MCP_HTTP_TOKEN>" : "no MCP_HTTP_TOKEN: any local process may call it"}`,
       );
     return [{ tenant: undefined, config }];
   } catch (error) {
@@ -121,6 +128,53 @@ async function configurationSteps(
       return undefined;
     }
     throw error;
+  }
+}
+
+/**
+ * MCP_OAUTH_ISSUER (interface.md §7c): its metadata (RFC 8414 or OpenID discovery) and its JWKS,
+ * fetched as the server will, and what they say: the endpoints hosts will use, and whether it offers
+ * dynamic registration, client ID metadata documents and PKCE S256.
+ */
+async function issuerStep(oauth: ResourceServerConfig, report: Report): Promise<void> {
+  const { fetchIssuerMetadata, metadataUrl } = await import("../mcp/transports/http/oauth/index.js");
+  let metadata: Awaited<ReturnType<typeof fetchIssuerMetadata>>;
+  try {
+    metadata = await fetchIssuerMetadata(oauth.issuer);
+  } catch (error) {
+    report.line("FAIL", "oauth issuer", (error as Error).message);
+    return;
+  }
+  const m = metadata.metadata;
+  const offers = [
+    m.registration_endpoint
+      ? "dynamic client registration"
+      : "no dynamic client registration (register hosts by hand: docs/remote.md)",
+    m.client_id_metadata_document_supported ? "client ID metadata documents" : undefined,
+    m.code_challenge_methods_supported?.includes("S256") ? "PKCE S256" : "PKCE S256 not advertised",
+    m.introspection_endpoint ? "introspection" : undefined,
+  ].filter(Boolean);
+  report.line(
+    "ok",
+    "oauth issuer",
+    `${metadata.url}: ${offers.join(", ")}; resource ${oauth.publicUrl}, metadata ${metadataUrl(oauth.publicUrl)}`,
+  );
+  if (m.jwks_uri === undefined) {
+    report.line(
+      "FAIL",
+      "oauth keys",
+      "the issuer's metadata has no jwks_uri: JWT access tokens cannot be verified",
+    );
+    return;
+  }
+  try {
+    const res = await fetch(m.jwks_uri, { signal: AbortSignal.timeout(5_000) });
+    const body = (await res.json()) as { keys?: { kid?: string; alg?: string; kty?: string }[] };
+    if (!res.ok || !Array.isArray(body.keys)) throw new Error(`HTTP ${res.status}, no "keys" array`);
+    const kinds = body.keys.map((k) => `${k.kid ?? "(no kid)"} ${k.alg ?? k.kty ?? ""}`.trim());
+    report.line("ok", "oauth keys", `${body.keys.length} signing keys at ${m.jwks_uri}: ${kinds.join(", ")}`);
+  } catch (error) {
+    report.line("FAIL", "oauth keys", `cannot read ${m.jwks_uri}: ${(error as Error).message}`);
   }
 }
 

@@ -20,6 +20,8 @@ export interface ServePlan {
   confirmWrites: boolean;
   /** --rate-limit N with --sandbox: the simulator plays the platform's limit (N requests per minute per company). */
   sandboxRateLimit?: number | undefined;
+  /** --oauth-demo: also run a demo OAuth authorization server (with --sandbox --http, loopback only). */
+  oauthDemo: boolean;
 }
 
 export type CliPlan =
@@ -72,6 +74,8 @@ Options:
   --read-only          register only tools that do not write upstream
   --tools <a,b>        register only these tools
   --confirm-writes     ask the user (MCP elicitation) before every write
+  --oauth-demo         with --sandbox --http (loopback only): also start a demo OAuth
+                       authorization server, to try a host's sign-in (docs/remote.md)
   --check              check the configuration instead of serving (see above)
   -h, --help           show this help
   -v, --version        print the version
@@ -90,6 +94,7 @@ const OPTIONS = {
   "confirm-writes": { type: "boolean" },
   "rate-limit": { type: "string" },
   check: { type: "boolean" },
+  "oauth-demo": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -137,6 +142,11 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
       expected: "only applies with --http",
     });
   }
+  if (values["oauth-demo"] && !(values.http && sandbox))
+    problems.push({
+      variable: "--oauth-demo",
+      expected: "only with --sandbox --http (a demo sign-in in front of the simulator, on loopback)",
+    });
   let port = 3333;
   if (values.port !== undefined) {
     port = Number(values.port);
@@ -165,6 +175,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     tools,
     confirmWrites,
     ...(sandboxRateLimit === undefined ? {} : { sandboxRateLimit }),
+    oauthDemo: values["oauth-demo"] ?? false,
   };
   return values.check ? { command: "check", plan } : plan;
 }

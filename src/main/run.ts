@@ -2,10 +2,11 @@
  * The last steps of serve(): run one transport until a signal (HTTP) or the end of stdin (stdio),
  * then drain. The transports' modules load here, on demand: a stdio start never loads node:http.
  */
-import type { Config } from "../config/config.js";
+import type { Config, ResourceServerConfig } from "../config/config.js";
 import { VERSION } from "../config/version.js";
 import { budgetHealth } from "../hosting/rate-budgets.js";
 import type { Tenant } from "../hosting/tenants.js";
+import type { Authenticator } from "../mcp/transports/http.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Served } from "./build.js";
 import type { ServePlan } from "./cli.js";
@@ -21,6 +22,8 @@ export async function runHttp(
     httpToken: Config["httpToken"];
     tenants: Tenant[] | undefined;
     tenantMaxInFlight: Config["tenantMaxInFlight"];
+    oauth: ResourceServerConfig | undefined;
+    writerTools: ReadonlySet<string>;
   },
   served: Served,
   logger: Logger,
@@ -32,14 +35,13 @@ export async function runHttp(
       host: plan.host,
       port: plan.port,
       token: settings.httpToken,
-      ...(settings.tenants === undefined
+      authenticator: plan.oauthDemo
+        ? await demoAuthenticator(plan, open, logger)
+        : await authenticatorFor(http, settings),
+      writerTools: settings.writerTools,
+      ...(settings.tenants === undefined || settings.tenantMaxInFlight === undefined
         ? {}
-        : {
-            tenantOf: await tenantResolver(settings.tenants),
-            ...(settings.tenantMaxInFlight === undefined
-              ? {}
-              : { tenantMaxInFlight: settings.tenantMaxInFlight }),
-          }),
+        : { tenantMaxInFlight: settings.tenantMaxInFlight }),
       logger,
       version: VERSION,
       abandon: () => served.stopping.abort(),
@@ -75,10 +77,74 @@ export async function runStdio(served: Served, logger: Logger, open: OpenResourc
   return 0;
 }
 
-/** The tenant a bearer token belongs to (MCP_TENANTS_FILE), by name; undefined for none. */
-async function tenantResolver(tenants: Tenant[]): Promise<(token: string | undefined) => string | undefined> {
-  const { resolveTenant } = await import("../hosting/tenants.js");
-  return (token) => resolveTenant(tenants, token)?.name;
+/**
+ * How clients authenticate: the tenants' tokens (MCP_TENANTS_FILE) or MCP_HTTP_TOKEN, and OAuth
+ * access tokens beside them when MCP_OAUTH_ISSUER is set (its 401 then leads hosts to sign in).
+ * Neither: none (a loopback bind only; settings.ts refuses any other).
+ */
+async function authenticatorFor(
+  http: HttpTransport,
+  settings: {
+    httpToken: Config["httpToken"];
+    tenants: Tenant[] | undefined;
+    oauth: ResourceServerConfig | undefined;
+  },
+): Promise<Authenticator> {
+  const schemes: Authenticator[] = [];
+  const { tenants, oauth } = settings;
+  if (tenants !== undefined) {
+    const { resolveTenant } = await import("../hosting/tenants.js");
+    schemes.push(http.tenantTokenAuthentication((token) => resolveTenant(tenants, token)?.name));
+  } else if (settings.httpToken) schemes.push(http.staticTokenAuthentication(settings.httpToken));
+  if (oauth !== undefined) {
+    const { oauthAuthentication } = await import("../mcp/transports/http/oauth/index.js");
+    const { tenantByClaim } = await import("../hosting/tenants.js");
+    schemes.push(
+      oauthAuthentication({
+        config: oauth,
+        ...(tenants === undefined
+          ? {}
+          : { tenantByClaim: (value: string) => tenantByClaim(tenants, value)?.name }),
+      }),
+    );
+  }
+  return schemes.length === 0 ? http.noAuthentication() : http.firstOf(...schemes);
+}
+
+/**
+ * --oauth-demo: a demo authorization server on loopback (src/sandbox/oauth-demo.ts, oidc-provider)
+ * whose one resource is this endpoint; OAuth is then the only way in. Refused off loopback.
+ */
+async function demoAuthenticator(
+  plan: ServePlan,
+  open: OpenResources,
+  logger: Logger,
+): Promise<(url: string) => Authenticator> {
+  const { isLoopbackHost } = await import("../mcp/transports/http.js");
+  if (!isLoopbackHost(plan.host))
+    throw new StartRefused(
+      `--oauth-demo: only on a loopback host (--host 127.0.0.1 or localhost), not ${plan.host}: the demo's one user signs in with any password`,
+    );
+  const [{ startDemoAuthorizationServer, DEMO_USER }, { oauthAuthentication }] = await Promise.all([
+    import("../sandbox/oauth-demo.js"),
+    import("../mcp/transports/http/oauth/index.js"),
+  ]);
+  let resource = "";
+  const demo = await startDemoAuthorizationServer({ host: "127.0.0.1", resource: () => resource });
+  open.add(() => demo.close());
+  logger.warn("OAUTH DEMO: a demo authorization server signs users in; never use it for real data", {
+    issuer: demo.issuer,
+    user: DEMO_USER,
+  });
+  process.stderr.write(
+    `demo authorization server at ${demo.issuer}: sign in as "${DEMO_USER}" (any password)\n`,
+  );
+  return (url) => {
+    resource = url;
+    return oauthAuthentication({
+      config: { issuer: demo.issuer, publicUrl: url, tenantClaim: undefined, introspection: undefined },
+    });
+  };
 }
 
 /** The user's fix for a port or address the server cannot listen on. */

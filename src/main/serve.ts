@@ -23,6 +23,7 @@ import type { ServePlan } from "./cli.js";
 import { fail, OpenResources, StartRefused } from "./exit.js";
 import { runHttp, runStdio } from "./run.js";
 import {
+  type HostingSettings,
   hostingSettings,
   loadServeConfig,
   requireTokenOffLoopback,
@@ -44,14 +45,20 @@ export async function serve(plan: ServePlan, env: Env): Promise<number> {
     // The HTTP transport (node:http, node:crypto) loads only when used: stdio start-up stays lean.
     const http = plan.http ? await import("../mcp/transports/http.js") : undefined;
     const hosting = hostingSettings(env, plan, logger);
-    const { config, tenants } = await upstreamConfig(plan, env, effectiveEnv, hosting.tenantsFile, http);
+    const { config, tenants } = await upstreamConfig(plan, env, effectiveEnv, hosting, http);
     const tools = toolsToServe(plan, config, tenants, logger);
     const served = await buildServers(plan, env, { config, tenants, tools, hosting }, logger, open);
     if (http === undefined) return await runStdio(served, logger, open);
     return await runHttp(
       http,
       plan,
-      { httpToken: config.httpToken, tenants, tenantMaxInFlight: config.tenantMaxInFlight },
+      {
+        httpToken: config.httpToken,
+        tenants,
+        tenantMaxInFlight: config.tenantMaxInFlight,
+        oauth: hosting.oauth,
+        writerTools: new Set(tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name)),
+      },
       served,
       logger,
       open,
@@ -85,10 +92,10 @@ async function upstreamConfig(
   plan: ServePlan,
   env: Env,
   effectiveEnv: Env,
-  tenantsFile: string | undefined,
+  hosting: HostingSettings,
   http: { isLoopbackHost(host: string): boolean } | undefined,
 ): Promise<{ config: Config; tenants: Tenant[] | undefined }> {
-  const { config, tenants } = await loadServeConfig(env, effectiveEnv, tenantsFile);
-  if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost);
+  const { config, tenants } = await loadServeConfig(env, effectiveEnv, hosting.tenantsFile);
+  if (http) requireTokenOffLoopback(plan, config, tenants, http.isLoopbackHost, hosting.oauth);
   return { config, tenants };
 }

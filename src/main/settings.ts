@@ -6,7 +6,14 @@
  */
 
 import type { AnyTool } from "../../tools/define.js";
-import { type Config, type Env, loadConfig, UPSTREAM_VARIABLES } from "../config/config.js";
+import {
+  type Config,
+  type Env,
+  loadConfig,
+  loadResourceServerConfig,
+  type ResourceServerConfig,
+  UPSTREAM_VARIABLES,
+} from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { selectTools } from "../mcp/server.js";
@@ -31,6 +38,8 @@ export interface HostingSettings {
   tenantsFile?: string;
   redisUrl?: string;
   tracing: boolean;
+  /** MCP_OAUTH_ISSUER and its companions (interface.md §7c): OAuth access tokens beside the static ones. */
+  oauth?: ResourceServerConfig;
 }
 
 /**
@@ -77,6 +86,7 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
     for (const [name, v] of [
       ["MCP_TENANTS_FILE", tenantsFile],
       ["REDIS_URL", redisUrl],
+      ["MCP_OAUTH_ISSUER", value("MCP_OAUTH_ISSUER")],
     ] as const)
       if (v !== undefined) logger.warn(`${name} is ignored without --http (one stdio client, one process)`);
     return { tracing };
@@ -94,10 +104,20 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
     );
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl))
     throw new StartRefused("REDIS_URL: expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0");
+  const oauth = loadResourceServerConfig(env);
+  if (oauth !== undefined && tenantsFile !== undefined && oauth.tenantClaim === undefined)
+    throw new StartRefused(
+      "MCP_OAUTH_TENANT_CLAIM: required with MCP_OAUTH_ISSUER and MCP_TENANTS_FILE: the token claim whose value names the tenant (e.g. org_id)",
+    );
+  if (oauth?.tenantClaim !== undefined && tenantsFile === undefined)
+    logger.warn(
+      "MCP_OAUTH_TENANT_CLAIM is ignored without MCP_TENANTS_FILE: every valid token uses the one upstream",
+    );
   return {
     tracing,
     ...(tenantsFile === undefined ? {} : { tenantsFile }),
     ...(redisUrl === undefined ? {} : { redisUrl }),
+    ...(oauth === undefined ? {} : { oauth }),
   };
 }
 
@@ -140,18 +160,19 @@ export async function loadServeConfig(
   return { config, tenants };
 }
 
-/** A non-loopback bind needs a bearer token (or a tenants file): clients must authenticate. */
+/** A non-loopback bind needs a bearer token, a tenants file or OAuth: clients must authenticate. */
 export function requireTokenOffLoopback(
   plan: ServePlan,
   config: Config,
   tenants: Tenant[] | undefined,
   isLoopbackHost: (host: string) => boolean,
+  oauth?: ResourceServerConfig,
 ): void {
-  if (!plan.http || isLoopbackHost(plan.host) || config.httpToken || tenants !== undefined) return;
+  if (!plan.http || isLoopbackHost(plan.host) || config.httpToken || tenants !== undefined || oauth) return;
   throw new ConfigError([
     {
       variable: "MCP_HTTP_TOKEN",
-      expected: `required to bind the non-loopback host ${plan.host}: clients must authenticate`,
+      expected: `required to bind the non-loopback host ${plan.host}: clients must authenticate (or sign in with OAuth: MCP_OAUTH_ISSUER)`,
     },
   ]);
 }

@@ -44,6 +44,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { BeforeSendSignal } from "../errors/api-error.js";
+import type { Caller } from "./caller.js";
 import { TaskLimitError, type TaskStore, type TaskView } from "./tasks.js";
 
 export type { CallToolResult, GetPromptResult, JSONRPCMessage, ReadResourceResult };
@@ -711,15 +712,15 @@ export interface HttpEndpoint {
 }
 
 export async function createHttpEndpoint(
-  /** `tenant`: the name the transport set in `req.auth.extra.tenant` (MCP_TENANTS_FILE), else undefined. */
-  factory: (tenant: string | undefined) => ProtocolServer,
+  /** `caller`: what the transport set in `req.auth.extra.caller` (tenant, OAuth scopes and names). */
+  factory: (caller: Caller) => ProtocolServer,
   options: { maxBodyBytes: number; onerror: (error: Error) => void },
 ): Promise<HttpEndpoint> {
   const [{ createMcpHandler }, { toNodeHandler }] = await Promise.all([
     import("@modelcontextprotocol/server"),
     import("@modelcontextprotocol/node"),
   ]);
-  const handler = createMcpHandler((ctx) => factory(tenantOf(ctx.authInfo?.extra)).sdkServer, {
+  const handler = createMcpHandler((ctx) => factory(callerOf(ctx.authInfo?.extra)).sdkServer, {
     legacy: "stateless",
     maxRequestBodySize: options.maxBodyBytes,
     onerror: options.onerror,
@@ -731,6 +732,7 @@ export async function createHttpEndpoint(
   };
 }
 
-function tenantOf(extra: Record<string, unknown> | undefined): string | undefined {
-  return typeof extra?.tenant === "string" ? extra.tenant : undefined;
+function callerOf(extra: Record<string, unknown> | undefined): Caller {
+  const caller = extra?.caller as Caller | undefined;
+  return caller ?? { tenant: undefined };
 }

@@ -42,6 +42,8 @@ export interface ServerDeps {
   version: string;
   /** The tenant (MCP_TENANTS_FILE) this server acts for: named in traces; never its token. */
   tenant?: string | undefined;
+  /** The OAuth token's `sub` and `client_id` this server acts for: named in traces; never the token. */
+  principal?: { subject?: string | undefined; clientId?: string | undefined };
   /**
    * The secrets this server's answers are scrubbed with: its configuration's (the tenant's own), so
    * that no answer depends on another tenant's secrets. Default: every secret of the process.
@@ -232,7 +234,7 @@ export function createServer(deps: ServerDeps, options: ServerOptions): Protocol
         const write = !entry.tool.annotations.readOnlyHint;
         const result = await toolCallSpan(
           name,
-          { tenant: deps.tenant, write, ...call.trace },
+          { tenant: deps.tenant, ...deps.principal, write, ...call.trace },
           async (span) => {
             try {
               const out = await untilStopping(

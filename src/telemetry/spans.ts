@@ -25,6 +25,9 @@ import { Secret } from "../errors/secret.js";
 const TRACER_NAME = "maintenance-mcp";
 /** The tenant attribute (no semantic convention exists for it; namespaced by the project). */
 export const TENANT_ATTRIBUTE = "maintenance_mcp.tenant";
+/** The OAuth token's `sub` (OpenTelemetry's end-user id) and `client_id` (namespaced by the project). */
+export const SUBJECT_ATTRIBUTE = "enduser.id";
+export const CLIENT_ID_ATTRIBUTE = "maintenance_mcp.oauth.client_id";
 /** Longest client-chosen value kept in an attribute (interface.md §7b). */
 export const CLIENT_VALUE_MAX = 128;
 /**
@@ -36,6 +39,9 @@ export const WRITE_CALL = createContextKey("maintenance_mcp.write_call");
 export interface ToolCallSpanOptions {
   /** Tenant name from MCP_TENANTS_FILE; never its token. */
   tenant?: string | undefined;
+  /** The OAuth token's `sub` and `client_id`; never the token. */
+  subject?: string | undefined;
+  clientId?: string | undefined;
   /** W3C `traceparent` from the request's `params._meta`; continues the caller's trace when valid. */
   traceparent?: unknown;
   /** W3C `tracestate` from `params._meta`, kept with the parent. */
@@ -149,6 +155,8 @@ export function toolCallSpan<T>(
     "gen_ai.tool.name": tool,
     "gen_ai.operation.name": "execute_tool",
     [TENANT_ATTRIBUTE]: options.tenant,
+    [SUBJECT_ATTRIBUTE]: options.subject,
+    [CLIENT_ID_ATTRIBUTE]: options.clientId,
     "jsonrpc.request.id":
       options.requestId === undefined ? undefined : clip(String(options.requestId), CLIENT_VALUE_MAX),
     "mcp.session.id": options.sessionId,

@@ -1,10 +1,16 @@
 /** MCP_TENANTS_FILE: parsing, every validation rule, secret references, constant-time token lookup. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/errors/api-error.js";
-import { loadTenants, resolveTenant, type Tenant, tokenSha256 } from "../../src/hosting/tenants.js";
+import {
+  loadTenants,
+  resolveTenant,
+  type Tenant,
+  tenantByClaim,
+  tokenSha256,
+} from "../../src/hosting/tenants.js";
 
 const SECRET = "s3cret-Value-that-must-never-show";
 const HAWK_KEY = "hawk-key-material-never-shown-0123";
@@ -183,7 +189,7 @@ describe("loadTenants", () => {
 
   it("refuses unknown fields and unknown settings (a typo must not be ignored) without quoting their names", () => {
     expect(problemsOf(() => load({ tenants: [{ ...north, readonly: true }] }))).toEqual([
-      'MCP_TENANTS_FILE tenants[0] "plant-north" (tenant): an unknown field: expected only name, token_sha256, upstream, read_only',
+      'MCP_TENANTS_FILE tenants[0] "plant-north" (tenant): an unknown field: expected only name, token_sha256, upstream, read_only, oauth_tenant',
     ]);
     const [p] = problemsOf(() =>
       load({ tenants: [{ ...north, upstream: { ...north.upstream, MCP_HTTP_TOKEN: "x".repeat(20) } }] }),
@@ -194,7 +200,7 @@ describe("loadTenants", () => {
     const pasted = { ...north, name: `north ${SECRET}`, [SECRET]: 1, [`${SECRET}-2`]: 2 };
     expect(problemsOf(() => load({ tenants: [pasted] }))).toEqual([
       "MCP_TENANTS_FILE tenants[0] name: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
-      "MCP_TENANTS_FILE tenants[0] (tenant): 2 unknown fields: expected only name, token_sha256, upstream, read_only",
+      "MCP_TENANTS_FILE tenants[0] (tenant): 2 unknown fields: expected only name, token_sha256, upstream, read_only, oauth_tenant",
     ]);
   });
 
@@ -261,7 +267,7 @@ describe("loadTenants", () => {
     expect(problems.join("\n")).toMatchInlineSnapshot(`
       "MCP_TENANTS_FILE tenants[0] "plant-north" token_sha256: expected 64 lowercase hex digits: the SHA-256 of the bearer token, e.g. \`printf %s "$TOKEN" | sha256sum\`
       MCP_TENANTS_FILE tenants[1] "plant-south" read_only: expected true or false
-      MCP_TENANTS_FILE tenants[2] (tenant): expected an object { name, token_sha256, upstream, read_only }"
+      MCP_TENANTS_FILE tenants[2] (tenant): expected an object { name, token_sha256, upstream, read_only, oauth_tenant }"
     `);
   });
 
@@ -322,5 +328,28 @@ describe("resolveTenant", () => {
     reads = 0;
     resolveTenant(counted, "nobody");
     expect(reads).toBe(2);
+  });
+});
+
+describe("oauth_tenant (interface.md §7c)", () => {
+  it("defaults to the name, may be set, and two tenants cannot share one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-oauth-tenants-"));
+    const file = join(dir, "t.json");
+    const tenant = (name: string, oauth?: string) => ({
+      name,
+      token_sha256: tokenSha256(`${name}-token-0123456789`),
+      upstream: { MMS_BASE_URL: "https://host/api", MMS_HAWK_ID: "id", MMS_HAWK_KEY: { env: "K" } },
+      ...(oauth === undefined ? {} : { oauth_tenant: oauth }),
+    });
+    writeFileSync(file, JSON.stringify({ tenants: [tenant("north", "org-1"), tenant("south")] }));
+    const tenants = loadTenants(file, { K: "hawk-key-value" });
+    expect(tenantByClaim(tenants, "org-1")?.name).toBe("north");
+    expect(tenantByClaim(tenants, "south")?.name).toBe("south");
+    expect(tenantByClaim(tenants, "north")).toBeUndefined();
+    writeFileSync(file, JSON.stringify({ tenants: [tenant("north", "south"), tenant("south")] }));
+    expect(() => loadTenants(file, { K: "hawk-key-value" })).toThrow(
+      /tenants\[1\] "south" oauth_tenant: a unique OAuth tenant: tenant "north" is named by the same claim value/,
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 });

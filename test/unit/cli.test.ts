@@ -15,6 +15,7 @@ describe("parseCli", () => {
       readOnly: false,
       tools: undefined,
       confirmWrites: false,
+      oauthDemo: false,
     });
   });
 
