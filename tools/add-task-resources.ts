@@ -5,15 +5,8 @@ import { quotedFields } from "../src/domain/prompt-text.js";
 import { rejectDuplicates, resourceRef, taskResourceChecks } from "../src/domain/task-resources.js";
 import { shown } from "../src/domain/upstream-text.js";
 import { defineTool } from "./define.js";
-import {
-  checkKey,
-  dryRun,
-  dryRunOutput,
-  dryRunResult,
-  dryRunText,
-  idempotencyKey,
-  positiveId,
-} from "./params.js";
+import { checkKey, dryRunOutput, dryRunResult, dryRunText } from "./dry-run.js";
+import { dryRun, idempotencyKey, positiveId } from "./params.js";
 
 const note = z.string().max(2000).optional();
 
@@ -98,7 +91,11 @@ export default defineTool({
       const key = await checkKey(ctx, SCOPE, input.idempotency_key, request, createdIds);
       const plan = `add ${resources.length} resource(s) to task ${task} of task plan ${group}`;
       const checks = taskResourceChecks(group, task, resources);
-      return { ...dryRunResult(request, plan, checks, key), id_group_task: group, id_task: task };
+      return {
+        ...dryRunResult(request, plan, checks, key, ctx.confirmation()),
+        id_group_task: group,
+        id_task: task,
+      };
     }
 
     const write = async () => {

@@ -15,16 +15,8 @@ import {
   toEntryBody,
 } from "../src/domain/warehouse-entry.js";
 import { defineTool } from "./define.js";
-import {
-  checkKey,
-  decimal,
-  dryRun,
-  dryRunOutput,
-  dryRunResult,
-  dryRunText,
-  idempotencyKey,
-  text,
-} from "./params.js";
+import { checkKey, dryRunOutput, dryRunResult, dryRunText } from "./dry-run.js";
+import { decimal, dryRun, idempotencyKey, text } from "./params.js";
 
 const Item = z.strictObject({
   code: text(100),
@@ -143,7 +135,7 @@ export default defineTool({
       // A third party comes from code_supplier or from the order or exit; a new purchase may have none.
       const named = body.code_supplier !== undefined || body.movement_type === "2" || body.is_from_movement;
       return {
-        ...dryRunResult(request, entryPlan(input.warehouse_code, body), checks, key),
+        ...dryRunResult(request, entryPlan(input.warehouse_code, body), checks, key, ctx.confirmation()),
         ...(named ? { third_party_role: thirdPartyRole(body) } : {}),
       };
     }

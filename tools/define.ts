@@ -36,6 +36,11 @@ export interface ToolContext {
    * confirmation is off, throws NotConfirmedError otherwise. Call it right before writing.
    */
   confirmWrite(summary: string): Promise<void>;
+  /**
+   * What confirmWrite would do for a write now, without asking (a dry run, interface.md §9): not
+   * asked (no --confirm-writes), asked (the client can show it), or the write refused (it cannot).
+   */
+  confirmation(): ConfirmationCheck;
   idempotency: IdempotencyStore;
   now(): Date;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT); undefined when the operator did not say. */
@@ -45,6 +50,12 @@ export interface ToolContext {
   /** Days of work orders read before since for type_date budget_created (MMS_BUDGET_LOOKBACK_DAYS). */
   budgetLookbackDays?: number | undefined;
 }
+
+/** What a confirmation of a write would meet: `detail` says why a write would be refused. */
+export type ConfirmationCheck =
+  | { state: "not_asked" }
+  | { state: "would_ask" }
+  | { state: "refused"; detail: string };
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   /** snake_case, verb first; the file is the kebab-case of it. */

@@ -7,8 +7,11 @@
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
 import { Secret, SecretScope } from "../errors/secret.js";
-import { closest, editDistance, normalise } from "./suggest.js";
-import { SAFETY_VARIABLES, SECRET_VARIABLES, VARIABLE_NAMES, type Variable } from "./variables.js";
+import { type Env, withMisspellings } from "./names.js";
+import { read, ruleProblems } from "./rules.js";
+import { VARIABLE_NAMES } from "./variables.js";
+
+export { checkEnvironment, configWarnings, type Env, type EnvironmentCheck, secretValues } from "./names.js";
 
 /** The upstream settings of interface.md §2: also what a tenant's `upstream` takes (src/hosting/tenants.ts). */
 export const UPSTREAM_VARIABLES = [
@@ -38,9 +41,6 @@ export const KNOWN_VARIABLES: readonly string[] = VARIABLE_NAMES.filter((n) => n
 /** LOG_LEVEL's values, most severe first (src/telemetry/logger.ts ranks them). */
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** `${user_config.x}` left as is: some MCP hosts keep the placeholder of an optional setting left empty. */
-const PLACEHOLDER = /^\$\{[^}]*\}$/;
 
 export type AuthScheme = "oauth" | "hawk";
 
@@ -104,8 +104,6 @@ export interface Config {
   taskTtlSeconds?: number | undefined;
 }
 
-export type Env = Record<string, string | undefined>;
-
 const httpUrl = z
   .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
   .transform((u) => u.replace(/\/+$/, ""));
@@ -122,148 +120,29 @@ const intIn = (min: number, max: number) =>
         .max(max, { error: `expected at most ${max}` }),
     );
 
-const bool = z
-  .string()
-  .transform((s) => s.toLowerCase())
-  .pipe(z.enum(["true", "false", "1", "0", "yes", "no"], { error: "expected true or false" }))
-  .transform((s) => s === "true" || s === "1" || s === "yes");
+/** The words a boolean variable takes, any case (the flag variables of src/main/cli.ts take the same). */
+export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
+export const FALSE_WORDS = ["false", "0", "no", "off"] as const;
+/** The message of a boolean variable holding another word. */
+export const BOOLEAN_EXPECTED = `expected true or false (also accepted: ${[...TRUE_WORDS.slice(1), ...FALSE_WORDS.slice(1)].join(", ")})`;
 
-function read(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === "" || PLACEHOLDER.test(v) ? undefined : v;
+/** A boolean variable's value, or undefined for a word that is neither. */
+export function parseBoolean(raw: string): boolean | undefined {
+  const word = raw.trim().toLowerCase();
+  if ((TRUE_WORDS as readonly string[]).includes(word)) return true;
+  if ((FALSE_WORDS as readonly string[]).includes(word)) return false;
+  return undefined;
 }
 
-/** What the start-up check of the environment found: problems stop the start, warnings are logged. */
-export interface EnvironmentCheck {
-  problems: ConfigProblem[];
-  warnings: string[];
-}
+const bool = z.string().transform((s, ctx) => {
+  const value = parseBoolean(s);
+  if (value === undefined) ctx.addIssue({ code: "custom", message: BOOLEAN_EXPECTED });
+  return value ?? false;
+});
 
-/**
- * Whether a name looks meant for this server: it starts with MMS or MCP (any case, with or without
- * the underscore), or its first part is one edit from either (MSS_, MPC_, MM_). Other software's
- * variables (IS_SANDBOX, HTTP_TOKEN) are never taken for ours.
- */
-function looksOurs(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (upper.startsWith("MMS") || upper.startsWith("MCP")) return true;
-  const end = upper.search(/[_-]/);
-  const head = end === -1 ? upper : upper.slice(0, end);
-  // Runs for every variable of the environment at start: no allocation on the common path.
-  return head.length >= 2 && head.length <= 4 && (withinOneEdit(head, "MMS") || withinOneEdit(head, "MCP"));
-}
-
-/** Whether `a` is at most one edit (insertion, deletion, substitution, adjacent swap) from `b`. */
-function withinOneEdit(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  if (a.length === b.length) {
-    const diff: number[] = [];
-    for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
-    if (diff.length <= 1) return true;
-    const [i, j] = diff as [number, number];
-    return diff.length === 2 && j === i + 1 && a[i] === b[j] && a[j] === b[i];
-  }
-  const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  let i = 0;
-  while (i < short.length && long[i] === short[i]) i++;
-  return long.slice(i + 1) === short.slice(i);
-}
-
-/**
- * The safety variable an unknown name is a near-miss of, if any: a name that looks ours and is
- * the same up to case, `_` and `-`, or a few edits away (a third of its length, at most 3).
- */
-function nearSafetyVariable(name: string): Variable | undefined {
-  if (!looksOurs(name)) return undefined;
-  const needle = normalise(name);
-  const limit = Math.min(3, Math.max(1, Math.floor(needle.length / 3)));
-  let best: { variable: Variable; distance: number } | undefined;
-  for (const variable of SAFETY_VARIABLES) {
-    const distance = editDistance(needle, normalise(variable.name));
-    if (distance <= limit && (best === undefined || distance < best.distance)) best = { variable, distance };
-  }
-  return best?.variable;
-}
-
-/**
- * The start-up check of the environment's names (interface.md §1). A near-miss of a safety
- * variable (MMS_READONLY, MMS_READ_0NLY, mms_read_only, MCP_HTTP_TOKNE) that holds a value is a
- * problem: ignored, it would leave the server less safe than asked. An unknown MMS_* name, or an
- * MCP_* name close to a known one, is a warning with the closest known name; so is a placeholder
- * left unsubstituted. `caseInsensitive`: the platform's environment ignores case (Windows), so a
- * name that differs only in case is the variable itself. Never quotes a value.
- */
-export function checkEnvironment(env: Env, options: { caseInsensitive?: boolean } = {}): EnvironmentCheck {
+/** The typed values of the environment, each parsed on its own; a bad value is a problem naming its variable. */
+function parseValues(env: Env) {
   const problems: ConfigProblem[] = [];
-  const warnings: string[] = [];
-  const known = new Set(VARIABLE_NAMES);
-  for (const name of Object.keys(env).sort()) {
-    const value = env[name]?.trim() ?? "";
-    if (known.has(name) || (options.caseInsensitive && known.has(name.toUpperCase()))) {
-      if (PLACEHOLDER.test(value))
-        warnings.push(`${name} holds an unsubstituted placeholder and is treated as not set`);
-      continue;
-    }
-    const safety = nearSafetyVariable(name);
-    if (safety !== undefined && value !== "" && !PLACEHOLDER.test(value)) {
-      problems.push({
-        variable: name,
-        expected: `not a variable this server reads; did you mean ${safety.name}? Ignored, ${safety.ifMissed}, so the server does not start: rename it to ${safety.name} (or remove it)`,
-      });
-      continue;
-    }
-    const lower = name.toLowerCase();
-    if (!lower.startsWith("mms_") && !lower.startsWith("mcp_")) continue;
-    const guess = closest(name, VARIABLE_NAMES);
-    if (lower.startsWith("mms_") || guess !== undefined) {
-      warnings.push(
-        `${name} is not a variable this server reads and is ignored${guess ? `; did you mean ${guess}?` : ""} (see README, "Configuration")`,
-      );
-    }
-  }
-  return { problems, warnings };
-}
-
-/** The warnings of checkEnvironment (a misspelt name, an unsubstituted placeholder). */
-export function configWarnings(env: Env): string[] {
-  return checkEnvironment(env).warnings;
-}
-
-/**
- * The values in `env` that are credentials: those of the secret variables and of names close to
- * one (a misspelt MMS_CLIENT_SCRET still holds the secret). The caller wraps them in `Secret` so
- * that every text is scrubbed of them even when the configuration is refused.
- */
-export function secretValues(env: Env): string[] {
-  const values: string[] = [];
-  for (const [name, raw] of Object.entries(env)) {
-    const value = raw?.trim();
-    if (value === undefined || value === "" || PLACEHOLDER.test(value)) continue;
-    const secret = VARIABLE_NAMES.includes(name)
-      ? SECRET_VARIABLES.includes(name)
-      : looksOurs(name) && closest(name, SECRET_VARIABLES) !== undefined;
-    if (secret) values.push(value);
-  }
-  return values;
-}
-
-/** A URL that includes the path the server appends itself, e.g. MMS_AUTH_URL ending in /oauth/token. */
-function suffixProblem(name: string, url: string | undefined, suffix: RegExp, what: string): ConfigProblem[] {
-  if (url === undefined || !suffix.test(url)) return [];
-  return [
-    {
-      variable: name,
-      expected: `should be the origin, without ${what}; the server appends that path: use ${url.replace(suffix, "")}`,
-    },
-  ];
-}
-
-/**
- * Parse `env` into a Config. Throws ConfigError listing every problem at once.
- */
-export function loadConfig(env: Env): Config {
-  const problems: ConfigProblem[] = [];
-
   const parse = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
     const raw = read(env, name);
     if (raw === undefined) return fallback;
@@ -273,160 +152,110 @@ export function loadConfig(env: Env): Config {
     problems.push({ variable: name, expected: result.error.issues[0]?.message ?? "invalid value" });
     return fallback;
   };
+  const values = {
+    baseUrl: parse<string | undefined>("MMS_BASE_URL", httpUrl, undefined),
+    authUrl: parse<string | undefined>("MMS_AUTH_URL", httpUrl, undefined),
+    hubUrl: parse<string | undefined>("MMS_HUB_URL", httpUrl, undefined),
+    auth: parse<AuthScheme | undefined>(
+      "MMS_AUTH",
+      z.enum(["oauth", "hawk"], { error: "expected oauth or hawk" }),
+      undefined,
+    ),
+    payloadHash: parse("MMS_HAWK_PAYLOAD_HASH", bool, true),
+    timeoutMs: parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000),
+    maxRetries: parse("MMS_MAX_RETRIES", intIn(0, 10), 3),
+    budgetDiscount: parse<"percent" | "amount" | undefined>(
+      "MMS_BUDGET_DISCOUNT",
+      z.enum(["percent", "amount"], {
+        error:
+          "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
+      }),
+      undefined,
+    ),
+    idempotencyTtlSeconds: parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400),
+    tenantMaxInFlight: parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16),
+    redisTimeoutMs: parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000),
+    taskTtlSeconds: parse("MMS_TASK_TTL_SECONDS", intIn(10, 7 * 86_400), 900),
+    // Unset: undefined, and the budget query's own default (src/domain/period.ts) applies.
+    budgetLookbackDays: parse<number | undefined>("MMS_BUDGET_LOOKBACK_DAYS", intIn(1, 36_500), undefined),
+    rateLimit: parse<number | undefined>("MMS_RATE_LIMIT", intIn(0, 1_000_000), undefined),
+    rateShare: parse(
+      "MMS_RATE_SHARE",
+      z
+        .string()
+        .regex(/^(0?\.\d+|1(\.0*)?|0)$/, { error: "expected a share from 0.01 to 1, e.g. 0.5" })
+        .transform(Number)
+        .pipe(
+          z.number().min(0.01, { error: "expected at least 0.01 (0.5 leaves half to other integrations)" }),
+        ),
+      0.5,
+    ),
+    rateWindowMs: parse("MMS_RATE_WINDOW_MS", intIn(100, 3_600_000), 60_000),
+    logLevel: parse<LogLevel>(
+      "LOG_LEVEL",
+      z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
+      "info",
+    ),
+    httpToken: parse<string | undefined>(
+      "MCP_HTTP_TOKEN",
+      z
+        .string()
+        .min(16, { error: "expected at least 16 characters (e.g. the output of `openssl rand -hex 32`)" }),
+      undefined,
+    ),
+  };
+  return { values, problems };
+}
 
-  const baseUrl = parse<string | undefined>("MMS_BASE_URL", httpUrl, undefined);
-  if (read(env, "MMS_BASE_URL") === undefined) {
-    problems.push({
-      variable: "MMS_BASE_URL",
-      expected: "required: base URL of the main API, e.g. https://host/api",
-    });
-  }
-  const authUrl = parse<string | undefined>("MMS_AUTH_URL", httpUrl, undefined);
-  const hubUrlRaw = parse<string | undefined>("MMS_HUB_URL", httpUrl, undefined);
-  problems.push(
-    ...suffixProblem("MMS_AUTH_URL", authUrl, /\/oauth(\/token)?$/i, "/oauth/token"),
-    ...suffixProblem("MMS_HUB_URL", hubUrlRaw, /\/hub(\/api(\/v1(\/dags)?)?)?$/i, "/hub/api/v1/dags"),
-  );
+/**
+ * Parse `env` into a Config: every value parsed (parseValues), every rule of rules.ts checked, each
+ * problem with the misspelt names of its variable that `env` sets. Throws ConfigError listing every
+ * problem at once.
+ */
+export function loadConfig(env: Env): Config {
+  const { values, problems } = parseValues(env);
+  const all = withMisspellings([...problems, ...ruleProblems(env)], env);
+  if (all.length > 0) throw new ConfigError(all);
 
+  const secrets = new SecretScope();
   const clientId = read(env, "MMS_CLIENT_ID");
   const clientSecret = read(env, "MMS_CLIENT_SECRET");
   const hawkId = read(env, "MMS_HAWK_ID");
   const hawkKey = read(env, "MMS_HAWK_KEY");
-  const hawkApp = read(env, "MMS_HAWK_APP");
-  const hawkDlg = read(env, "MMS_HAWK_DLG");
-
-  const pair = (a: string, av: unknown, b: string, bv: unknown) => {
-    if (av !== undefined && bv === undefined)
-      problems.push({ variable: b, expected: `required when ${a} is set` });
-    if (bv !== undefined && av === undefined)
-      problems.push({ variable: a, expected: `required when ${b} is set` });
-  };
-  pair("MMS_CLIENT_ID", clientId, "MMS_CLIENT_SECRET", clientSecret);
-  pair("MMS_HAWK_ID", hawkId, "MMS_HAWK_KEY", hawkKey);
-  if (hawkDlg !== undefined && hawkApp === undefined) {
-    problems.push({
-      variable: "MMS_HAWK_APP",
-      expected: "required when MMS_HAWK_DLG is set (Hawk sends dlg only with app)",
-    });
-  }
-
-  const hasOAuth = clientId !== undefined && clientSecret !== undefined;
-  const hasHawk = hawkId !== undefined && hawkKey !== undefined;
-  if (
-    !hasOAuth &&
-    !hasHawk &&
-    clientId === undefined &&
-    clientSecret === undefined &&
-    hawkId === undefined &&
-    hawkKey === undefined
-  ) {
-    problems.push({
-      variable: "MMS_CLIENT_ID/MMS_CLIENT_SECRET or MMS_HAWK_ID/MMS_HAWK_KEY",
-      expected: "required: OAuth client credentials, Hawk credentials, or both",
-    });
-  }
-  if (hasOAuth && authUrl === undefined && read(env, "MMS_AUTH_URL") === undefined) {
-    problems.push({
-      variable: "MMS_AUTH_URL",
-      expected: "required with OAuth credentials: the token endpoint is {MMS_AUTH_URL}/oauth/token",
-    });
-  }
-
-  const auth = parse<AuthScheme>(
-    "MMS_AUTH",
-    z.enum(["oauth", "hawk"], { error: "expected oauth or hawk" }),
-    hasOAuth || !hasHawk ? "oauth" : "hawk",
-  );
-  if (
-    read(env, "MMS_AUTH") === "oauth" &&
-    !hasOAuth &&
-    clientId === undefined &&
-    clientSecret === undefined
-  ) {
-    problems.push({
-      variable: "MMS_CLIENT_ID",
-      expected: "required when MMS_AUTH=oauth (with MMS_CLIENT_SECRET)",
-    });
-  }
-  if (read(env, "MMS_AUTH") === "hawk" && !hasHawk && hawkId === undefined && hawkKey === undefined) {
-    problems.push({ variable: "MMS_HAWK_ID", expected: "required when MMS_AUTH=hawk (with MMS_HAWK_KEY)" });
-  }
-
-  const payloadHash = parse("MMS_HAWK_PAYLOAD_HASH", bool, true);
-  const timeoutMs = parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000);
-  const maxRetries = parse("MMS_MAX_RETRIES", intIn(0, 10), 3);
-  const budgetDiscount = parse<"percent" | "amount" | undefined>(
-    "MMS_BUDGET_DISCOUNT",
-    z.enum(["percent", "amount"], {
-      error:
-        "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
-    }),
-    undefined,
-  );
-  // Unset: undefined, and the budget query's own default (src/domain/period.ts) applies.
-  const budgetLookbackDays = parse<number | undefined>(
-    "MMS_BUDGET_LOOKBACK_DAYS",
-    intIn(1, 36_500),
-    undefined,
-  );
-  const rateLimit = parse<number | undefined>("MMS_RATE_LIMIT", intIn(0, 1_000_000), undefined);
-  const rateShare = parse(
-    "MMS_RATE_SHARE",
-    z
-      .string()
-      .regex(/^(0?\.\d+|1(\.0*)?|0)$/, { error: "expected a share from 0.01 to 1, e.g. 0.5" })
-      .transform(Number)
-      .pipe(
-        z.number().min(0.01, { error: "expected at least 0.01 (0.5 leaves half to other integrations)" }),
-      ),
-    0.5,
-  );
-  const rateWindowMs = parse("MMS_RATE_WINDOW_MS", intIn(100, 3_600_000), 60_000);
-  const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
-  const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
-  const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
-  const taskTtlSeconds = parse("MMS_TASK_TTL_SECONDS", intIn(10, 7 * 86_400), 900);
-  const logLevel = parse<LogLevel>(
-    "LOG_LEVEL",
-    z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
-    "info",
-  );
-  const httpTokenRaw = parse<string | undefined>(
-    "MCP_HTTP_TOKEN",
-    z
-      .string()
-      .min(16, { error: "expected at least 16 characters (e.g. the output of `openssl rand -hex 32`)" }),
-    undefined,
-  );
-
-  if (problems.length > 0) throw new ConfigError(problems);
-
-  const secrets = new SecretScope();
   const oauth: OAuthConfig | undefined =
-    hasOAuth && authUrl !== undefined
-      ? { clientId, clientSecret: new Secret(clientSecret, secrets), authUrl }
+    clientId !== undefined && clientSecret !== undefined && values.authUrl !== undefined
+      ? { clientId, clientSecret: new Secret(clientSecret, secrets), authUrl: values.authUrl }
       : undefined;
+  const hawk: HawkConfig | undefined =
+    hawkId !== undefined && hawkKey !== undefined
+      ? {
+          id: hawkId,
+          key: new Secret(hawkKey, secrets),
+          app: read(env, "MMS_HAWK_APP"),
+          dlg: read(env, "MMS_HAWK_DLG"),
+          payloadHash: values.payloadHash,
+        }
+      : undefined;
+  const { budgetDiscount, httpToken } = values;
   return {
-    baseUrl: baseUrl!,
+    baseUrl: values.baseUrl!,
     // The hub lives on the auth host in deployments of this API family (upstream-notes "Hosts").
-    hubUrl: oauth ? (hubUrlRaw ?? authUrl) : undefined,
-    auth,
+    hubUrl: oauth ? (values.hubUrl ?? values.authUrl) : undefined,
+    auth: values.auth ?? (oauth || !hawk ? "oauth" : "hawk"),
     oauth,
-    hawk: hasHawk
-      ? { id: hawkId, key: new Secret(hawkKey, secrets), app: hawkApp, dlg: hawkDlg, payloadHash }
-      : undefined,
-    timeoutMs,
-    maxRetries,
-    httpToken: httpTokenRaw === undefined ? undefined : new Secret(httpTokenRaw, secrets),
-    logLevel,
-    idempotencyTtlSeconds,
-    tenantMaxInFlight,
+    hawk,
+    timeoutMs: values.timeoutMs,
+    maxRetries: values.maxRetries,
+    httpToken: httpToken === undefined ? undefined : new Secret(httpToken, secrets),
+    logLevel: values.logLevel,
+    idempotencyTtlSeconds: values.idempotencyTtlSeconds,
+    tenantMaxInFlight: values.tenantMaxInFlight,
     secrets,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
-    ...(budgetLookbackDays === undefined ? {} : { budgetLookbackDays }),
-    rate: { limit: rateLimit, share: rateShare, windowMs: rateWindowMs },
-    redisTimeoutMs,
-    taskTtlSeconds,
+    ...(values.budgetLookbackDays === undefined ? {} : { budgetLookbackDays: values.budgetLookbackDays }),
+    rate: { limit: values.rateLimit, share: values.rateShare, windowMs: values.rateWindowMs },
+    redisTimeoutMs: values.redisTimeoutMs,
+    taskTtlSeconds: values.taskTtlSeconds,
   };
 }
 

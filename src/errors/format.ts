@@ -81,6 +81,11 @@ function configurationHint(error: ApiError): string | undefined {
   if (isTlsToPlainHttp(cause))
     return `use http:// instead of https:// in ${variable} (or enable TLS on that server)`;
   if (cause === PLAIN_HTTP_TO_TLS) return `use https:// instead of http:// in ${variable}`;
+  // interface.md §9: a DNS failure names the variable whose host does not resolve.
+  if (cause === "ENOTFOUND")
+    return `check the host name in ${variable} (and a VPN or proxy needed to reach it); retrying will not help`;
+  if (cause === "EAI_AGAIN")
+    return `the DNS server did not answer for the host of ${variable}: retry later, and check the name and the network`;
   return undefined;
 }
 

@@ -360,7 +360,7 @@ export function transportError(
     message = `${host} answered in plain HTTP, not TLS: the URL says https:// but the server there speaks http://`;
   else if (code === PLAIN_HTTP_TO_TLS)
     message = `${host} speaks TLS (HTTPS) and dropped the plain-HTTP request: the URL says http:// but the server there speaks https://`;
-  else if (code === "ENOTFOUND") message = `DNS lookup failed for ${host} (check the configured URL)`;
+  else if (code === "ENOTFOUND") message = `DNS lookup failed for ${host}: no such host name`;
   else if (code === "EAI_AGAIN") message = `temporary DNS failure resolving ${host}`;
   else if (code === "UND_ERR_CONNECT_TIMEOUT") message = `could not connect to ${host} in time`;
   else if (known?.timeout) message = `${host} did not answer in time (${code})`;

@@ -8,6 +8,7 @@ import type {
   ClaimResult,
   IdempotencyBackend,
   IdempotencyRecord,
+  Readiness,
   StoredOutcome,
   StoreHealth,
   StoreLimits,
@@ -85,13 +86,8 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
       if (row.outcome === undefined) return { status: "in_progress", ageMs: this.#now() - row.startedAt };
       return { status: "done", outcome: row.outcome, expiresAt: row.expiresAt };
     }
-    // IMPORTANT: every record in progress may still grow to maxResultBytes: reserve that much,
-    // so that the records already admitted can always be completed within maxBytes.
     const bytes = recordBytes(id, requestHash, undefined);
-    const reserved = (this.#inProgress + 1) * this.limits.maxResultBytes;
-    if (this.#rows.size >= this.limits.maxKeys || this.#bytes + bytes + reserved > this.limits.maxBytes) {
-      return { status: "full", retryAt: this.#nextExpiry() };
-    }
+    if (!this.#fits(bytes)) return { status: "full", retryAt: this.#nextExpiry() };
     // In memory a claim always ends in complete() or release() (the runner's finally), so a
     // record in progress needs no expiry; a shared backend would give it a lease instead.
     this.#rows.set(id, {
@@ -122,6 +118,22 @@ export class MemoryIdempotencyBackend implements IdempotencyBackend {
     if (row === undefined || row.outcome !== undefined) return;
     this.#inProgress -= 1;
     this.#delete(id, row);
+  }
+
+  /** Exactly the claim's own bound check, without claiming: in memory the room is known. */
+  async readiness(id: string, requestHash: string): Promise<Readiness> {
+    this.#purge();
+    if (this.#fits(recordBytes(id, requestHash, undefined))) return { status: "ready", room: "checked" };
+    return { status: "full", retryAt: this.#nextExpiry() };
+  }
+
+  /**
+   * Whether one more record of `bytes` fits. IMPORTANT: every record in progress may still grow to
+   * maxResultBytes: reserve that much, so that the records already admitted can always be completed.
+   */
+  #fits(bytes: number): boolean {
+    const reserved = (this.#inProgress + 1) * this.limits.maxResultBytes;
+    return this.#rows.size < this.limits.maxKeys && this.#bytes + bytes + reserved <= this.limits.maxBytes;
   }
 
   async lookup(id: string): Promise<IdempotencyRecord | undefined> {

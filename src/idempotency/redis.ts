@@ -25,6 +25,7 @@ import {
   type ClaimResult,
   type IdempotencyBackend,
   type IdempotencyRecord,
+  type Readiness,
   type StoredOutcome,
   StoreError,
   type StoreHealth,
@@ -214,6 +215,30 @@ export class RedisIdempotencyBackend implements IdempotencyBackend {
       outcome: record.s === "done" ? record.o : undefined,
       expiresAt: Date.now() + Math.max(0, reply[2] ?? 0),
     };
+  }
+
+  /**
+   * What a claim would meet now, read only: the refusals #admit gives at once, Redis out of memory
+   * (INFO memory: used_memory at maxmemory, or an OOM answer already met), else taken. Room is
+   * "checked" from INFO; "not_checked" when Redis refuses INFO (managed services may).
+   */
+  async readiness(): Promise<Readiness> {
+    try {
+      this.#admit();
+    } catch (error) {
+      return { status: "failed", error: error as StoreError };
+    }
+    const oom = { status: "failed", error: new StoreError("full", "Redis is out of memory") } as const;
+    let info: string;
+    try {
+      info = String(await this.#command((c) => c.info("memory")));
+    } catch {
+      return this.#oomSince === undefined ? { status: "ready", room: "not_checked" } : oom;
+    }
+    const number = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(info)?.[1] ?? Number.NaN);
+    const [used, max] = [number("used_memory"), number("maxmemory")];
+    if (Number.isNaN(used) || Number.isNaN(max)) return { status: "ready", room: "not_checked" };
+    return max > 0 && used >= max ? oom : { status: "ready", room: "checked" };
   }
 
   /** Counts of this process only (claims it holds); Redis holds the records themselves. */

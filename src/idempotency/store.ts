@@ -27,6 +27,7 @@ import { type MemoryBackendOptions, MemoryIdempotencyBackend } from "./memory.js
 import {
   type ClaimResult,
   type IdempotencyBackend,
+  type Readiness,
   recordId,
   type StoredOutcome,
   StoreError,
@@ -120,7 +121,8 @@ export const keyReusedError = (key: string) =>
  * absent when only its `summary` was kept), a kept ambiguous failure, or a store that did not answer.
  */
 export type KeyState =
-  | { state: "unused" }
+  /** `room`: whether the store could tell it has room for the claim (memory can; Redis via INFO). */
+  | { state: "unused"; room: "checked" | "not_checked" }
   | { state: "mismatch" }
   | { state: "in_progress" }
   | { state: "done"; value: unknown; summary: string | undefined; expiresAt: number }
@@ -220,13 +222,14 @@ export class IdempotencyStore {
    * releases a key, so a dry run cannot consume one. A store that does not answer is a state too.
    */
   async peek(scope: string, key: string, request: unknown): Promise<KeyState> {
+    const id = recordId(this.#namespace, scope, key);
     let record: Awaited<ReturnType<IdempotencyBackend["lookup"]>>;
     try {
-      record = await this.backend.lookup(recordId(this.#namespace, scope, key));
+      record = await this.backend.lookup(id);
     } catch (error) {
       return { state: "unavailable", reason: this.#failed(key, error).message };
     }
-    if (record === undefined) return { state: "unused" };
+    if (record === undefined) return this.#readiness(key, id, requestHash(scope, request));
     if (record.requestHash !== requestHash(scope, request)) return { state: "mismatch" };
     const { outcome, expiresAt } = record;
     if (outcome === undefined) return { state: "in_progress" };
@@ -236,6 +239,19 @@ export class IdempotencyStore {
     }
     const value = outcome.json === "" ? undefined : (JSON.parse(outcome.json) as unknown);
     return { state: "done", value, summary: outcome.summary, expiresAt };
+  }
+
+  /** An unused key: whether a claim would be taken now (room and health), as `run` would be answered. */
+  async #readiness(key: string, id: string, hash: string): Promise<KeyState> {
+    let ready: Readiness;
+    try {
+      ready = await this.backend.readiness(id, hash);
+    } catch (error) {
+      return { state: "unavailable", reason: this.#failed(key, error).message };
+    }
+    if (ready.status === "ready") return { state: "unused", room: ready.room };
+    const refused = ready.status === "full" ? this.#full(key, ready.retryAt) : this.#failed(key, ready.error);
+    return { state: "unavailable", reason: refused.message };
   }
 
   /** Counts and bytes of the backend (docs/robustness.md). */

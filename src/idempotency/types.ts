@@ -80,6 +80,16 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * What a claim would meet now: taken (`room` "checked" when the backend knows it has room for it,
+ * "not_checked" when it cannot tell), refused for want of room, or refused because the backend
+ * is unhealthy (unreachable, slow, evicting, out of memory).
+ */
+export type Readiness =
+  | { status: "ready"; room: "checked" | "not_checked" }
+  | { status: "full"; retryAt: number | undefined }
+  | { status: "failed"; error: StoreError };
+
 /** Where records live. `id` comes from `recordId` and already carries namespace, scope and key. */
 export interface IdempotencyBackend {
   readonly limits: StoreLimits;
@@ -94,6 +104,11 @@ export interface IdempotencyBackend {
   /** Forget a claimed key whose call provably wrote nothing. */
   release(id: string): Promise<void>;
   lookup(id: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Whether a claim of `id` would be taken now, read only (a dry run, interface.md §9): the room
+   * and health a claim would meet, as far as the backend can tell without claiming.
+   */
+  readiness(id: string, requestHash: string): Promise<Readiness>;
   stats(): StoreStats;
   health(): StoreHealth;
 }

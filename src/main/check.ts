@@ -43,7 +43,7 @@ class Report {
     const total = this.#passed + this.#failed;
     if (this.#failed === 0) {
       this.print(
-        `All ${total} checks passed: the server is ready; connect your MCP client (README, "Connect a client").`,
+        `All ${total} checks passed: the server is ready; connect your MCP client (README, "Connect your client (stdio)").`,
       );
       return 0;
     }

@@ -4,6 +4,7 @@
  * prints it and exits 2. A flag on the command line wins over its variable.
  */
 import { parseArgs } from "node:util";
+import { BOOLEAN_EXPECTED, parseBoolean } from "../config/config.js";
 import { closest } from "../config/suggest.js";
 import { VARIABLES, type VariableGroup } from "../config/variables.js";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
@@ -124,10 +125,10 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
   const flag = (name: keyof typeof FLAG_VARIABLES): boolean => {
     if (values[name]) return true;
     const variable = FLAG_VARIABLES[name];
-    const raw = env[variable]?.trim().toLowerCase() ?? "";
-    if (["", "false", "0", "no"].includes(raw)) return false;
-    if (["true", "1", "yes"].includes(raw)) return true;
-    problems.push({ variable, expected: `true or false (the variable form of --${name})` });
+    const raw = env[variable]?.trim() ?? "";
+    const value = raw === "" ? false : parseBoolean(raw);
+    if (value !== undefined) return value;
+    problems.push({ variable, expected: `${BOOLEAN_EXPECTED} (the variable form of --${name})` });
     return false;
   };
   const sandbox = flag("sandbox");

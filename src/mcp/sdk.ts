@@ -64,6 +64,15 @@ export function appToolMeta(uri: string): Record<string, unknown> {
   return { ui, [RESOURCE_URI_META_KEY]: uri };
 }
 
+/**
+ * The `_meta` of a tool no view may call (interface.md §9: the writers): visible to the model only,
+ * so a view cannot ask the host to run it (the extension's default is model and app).
+ */
+export function modelOnlyToolMeta(): Record<string, unknown> {
+  const ui: McpUiToolMeta = { visibility: ["model"] };
+  return { ui };
+}
+
 /** One view's `resources/read` answer: the HTML, with the host's border around it. */
 export function appViewContents(uri: string, html: string): ReadResourceResult {
   // No csp: the view loads nothing, so the host's restrictive default policy is all it needs.
@@ -91,6 +100,8 @@ export interface CallContext {
   confirm(message: string): Promise<Confirmation>;
   /** Why confirmation is unsupported for this client, and what to do, for the refusal message. */
   unsupportedReason(): { why: string; fix: string };
+  /** Whether `confirm` could ask this client (it declared elicitation), without asking: a dry run's check. */
+  canConfirm(): boolean;
   /** For the tool-call span: the JSON-RPC id, the W3C trace context from `params._meta`, the transport. */
   trace: { requestId: string | number; traceparent: unknown; tracestate: unknown; transport: "pipe" | "tcp" };
   /** The call runs as an MCP task: it runs to completion while the client polls; `progress` sets its status. */
@@ -644,6 +655,9 @@ function callContext(
         why: "this MCP client cannot show a confirmation prompt (it declared no elicitation support)",
         fix: "Use a client that supports elicitation",
       };
+    },
+    canConfirm() {
+      return elicitationOf(server, ctx);
     },
     async confirm(message) {
       const state = ctx.mcpReq.requestState<ConfirmState | string>();

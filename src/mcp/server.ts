@@ -10,7 +10,7 @@ import { ALL_TOOLS } from "../../tools/index.js";
 import type { Clients } from "../client/types.js";
 import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
-import { redact } from "../errors/redact.js";
+import { redact, scrubText, scrubValues } from "../errors/redact.js";
 import { PROCESS_SECRETS, type SecretScope } from "../errors/secret.js";
 import type { IdempotencyStore } from "../idempotency/store.js";
 import { toolCallSpan } from "../telemetry/hooks.js";
@@ -26,6 +26,7 @@ import {
   type CallToolResult,
   createProtocolServer,
   createStateSigner,
+  modelOnlyToolMeta,
   type ProtocolServer,
   ProtocolSignal,
   type StateSigner,
@@ -182,7 +183,12 @@ function prepare(tool: AnyTool): Prepared {
       inputSchema: inputJson as ToolListing["inputSchema"],
       outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
       annotations: { ...tool.annotations },
-      ...(view ? { _meta: appToolMeta(view.uri) } : {}),
+      // interface.md §9: a writer is the model's only; no view may call it.
+      ...(view
+        ? { _meta: appToolMeta(view.uri) }
+        : tool.annotations.readOnlyHint
+          ? {}
+          : { _meta: modelOnlyToolMeta() }),
     };
     const taskListing = tool.taskSupport
       ? { ...listing, execution: { taskSupport: tool.taskSupport } }
@@ -424,6 +430,15 @@ async function runTool(
     log,
     signal: call.signal,
     progress: (update) => call.progress(update),
+    confirmation: () => {
+      if (!options.confirmWrites) return { state: "not_asked" };
+      if (call.canConfirm()) return { state: "would_ask" };
+      const { why, fix } = call.unsupportedReason();
+      return {
+        state: "refused",
+        detail: `this server runs with --confirm-writes, and ${why}, so the real call would be refused and write nothing. ${fix}, or restart the server without --confirm-writes.`,
+      };
+    },
     confirmWrite: async (summary) => {
       if (!options.confirmWrites) return;
       const answer = await call.confirm(summary);
@@ -466,9 +481,10 @@ async function runTool(
       ? { ...(out as object), sandbox: true }
       : (out as Record<string, unknown>);
     const text = tool.toText(out);
+    // interface.md §6d: a success is scrubbed too (a note, an unknown field or an echo of the live token).
     return {
-      structuredContent: structured as Record<string, unknown>,
-      content: [{ type: "text", text: deps.sandbox ? `[sandbox] ${text}` : text }],
+      structuredContent: scrubValues(structured, secrets) as Record<string, unknown>,
+      content: [{ type: "text", text: scrubText(deps.sandbox ? `[sandbox] ${text}` : text, secrets) }],
     };
   } catch (error) {
     if (error instanceof ProtocolSignal) {

@@ -22,7 +22,8 @@ export function makeConfig(url: string, overrides: Partial<Config> = {}): Config
     auth: "oauth",
     oauth: { clientId: CLIENT_ID, clientSecret: new Secret(CLIENT_SECRET), authUrl: url },
     hawk: { id: HAWK_ID, key: new Secret(HAWK_KEY), app: undefined, dlg: undefined, payloadHash: true },
-    timeoutMs: 2_000,
+    // Not a bound under test (the timeout tests set their own): the server's own default.
+    timeoutMs: 30_000,
     maxRetries: 3,
     httpToken: undefined,
     logLevel: "debug",
@@ -44,7 +45,9 @@ export const FAST: {
 } = {
   backoffBaseMs: 5,
   backoffMaxMs: 20,
-  totalBudgetMs: 5_000,
+  // Not a bound under test (the tests of the budget set their own): wide, so that a loaded machine
+  // never runs a call out of it.
+  totalBudgetMs: 120_000,
   // Deterministic jitter: waits are 90% of the backoff ceiling, so timing assertions cannot flake.
   random: () => 0.9,
 };

@@ -40,7 +40,7 @@ describe("maintenance-mcp --check", () => {
         ok    token: fetched from http://SANDBOX/oauth/token, valid N s
         ok    main API: read 1 of 138 warehouse classifications from http://SANDBOX/api (OAuth)
         ok    hub: read the DAG list (4 DAGs) from http://SANDBOX
-      All 5 checks passed: the server is ready; connect your MCP client (README, "Connect a client").
+      All 5 checks passed: the server is ready; connect your MCP client (README, "Connect your client (stdio)").
       "
     `);
     expect(run.stderr).toBe("");

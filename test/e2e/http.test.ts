@@ -2,7 +2,7 @@
 import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/index.js";
 import { cleanEnv, runBin, startBin } from "./bin.js";
 
@@ -86,10 +86,15 @@ describe("maintenance-mcp --http", () => {
       /listening on (http:\S+)/,
     );
     const client = await clientFor(match[1]!);
-    sb.faults.latency(700, "/api/warehouses_groups_1");
+    sb.faults.latency(3_000, "/api/warehouses_groups_1");
     try {
+      const before = sb.faults.requestCount["GET /api/warehouses_groups_1"] ?? 0;
       const pending = client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
-      await new Promise((r) => setTimeout(r, 200));
+      // SIGTERM once the call is in flight upstream (an event), never after a guessed delay.
+      await vi.waitFor(
+        () => expect(sb.faults.requestCount["GET /api/warehouses_groups_1"] ?? 0).toBe(before + 1),
+        { timeout: 15_000, interval: 5 },
+      );
       child.kill("SIGTERM");
       const result = await pending;
       expect(result.isError).toBeFalsy();

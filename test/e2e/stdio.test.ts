@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { inRegistryOrder, READ_ONLY_TOOL_NAMES } from "../helpers/tools.js";
 import { BIN, cleanEnv, runBin } from "./bin.js";
 
@@ -179,7 +179,8 @@ describe("maintenance-mcp over stdio", () => {
     const child = spawn(process.execPath, [BIN, "--sandbox"], { env: cleanEnv({ LOG_LEVEL: "warn" }) });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
-    await new Promise((r) => setTimeout(r, 500));
+    // Once the server has started (its sandbox warning is logged), never after a guessed delay.
+    await vi.waitFor(() => expect(stderr).toMatch(/SANDBOX MODE/), { timeout: 15_000, interval: 5 });
     child.stdout.destroy();
     child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })}\n`);
     const [code] = await once(child, "exit");

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Clients } from "../../src/client/types.js";
+import type { SecretScope } from "../../src/errors/secret.js";
 import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { createServer, selectTools } from "../../src/mcp/server.js";
 import type { TaskStore } from "../../src/mcp/tasks.js";
@@ -24,6 +25,8 @@ export interface McpFixtureOptions {
   now?: () => Date;
   /** The tenant's MCP task store; without it the server offers no tasks. */
   tasks?: TaskStore;
+  /** The secrets results are scrubbed with (a tenant's configuration's); default the process's. */
+  secrets?: SecretScope;
   /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
   elicit?: (message: string) => {
     action: "accept" | "decline" | "cancel";
@@ -50,6 +53,7 @@ export async function connect(
       ...(options.budgetLookbackDays ? { budgetLookbackDays: options.budgetLookbackDays } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.tasks ? { tasks: options.tasks } : {}),
+      ...(options.secrets ? { secrets: options.secrets } : {}),
     },
     { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
   );

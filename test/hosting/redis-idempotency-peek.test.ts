@@ -20,7 +20,7 @@ describeRedis("IdempotencyStore.peek over Redis", () => {
 
   it("reads the shared record another replica wrote, and leaves the key free when unused", async () => {
     const [a, b] = [store(), store()];
-    expect(await b.peek("t", "k", req(1))).toEqual({ state: "unused" });
+    expect(await b.peek("t", "k", req(1))).toEqual({ state: "unused", room: "checked" });
     expect((await a.run("t", "k", req(1), async () => ({ id: 41 }))).replayed).toBe(false);
     expect(await b.peek("t", "k", req(1))).toMatchObject({ state: "done", value: { id: 41 } });
     expect(await b.peek("t", "k", req(2))).toEqual({ state: "mismatch" });

@@ -98,7 +98,21 @@ describe.each(["2026-07-28", "2025-11-25"] as const)("a %s client", (era) => {
     });
     // The extension's own host helper finds it.
     expect(getToolUiResourceUri(budgets)).toBe(URI);
-    expect(seen.tools.filter((t) => t._meta !== undefined).map((t) => t.name)).toEqual(["query_budgets"]);
+    const viewed = seen.tools.filter(
+      (t) => (t._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri,
+    );
+    expect(viewed.map((t) => t.name)).toEqual(["query_budgets"]);
+  });
+
+  it("sees both writers declared the model's only (interface.md §9), so no view can call them", () => {
+    for (const name of ["create_warehouse_entry", "add_task_resources"]) {
+      const writer = seen.tools.find((t) => t.name === name)!;
+      expect(writer._meta, name).toEqual({ ui: { visibility: ["model"] } });
+    }
+    const others = seen.tools.filter(
+      (t) => !["create_warehouse_entry", "add_task_resources", "query_budgets"].includes(t.name),
+    );
+    expect(others.filter((t) => t._meta !== undefined)).toEqual([]);
   });
 
   it("lists the one view and reads it as one self-contained HTML document under 1 MB", () => {

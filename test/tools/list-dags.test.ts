@@ -104,6 +104,7 @@ describe("list_dags on a fixed date", () => {
       signal: new AbortController().signal,
       progress: async () => {},
       confirmWrite: async () => {},
+      confirmation: () => ({ state: "not_asked" }),
       idempotency: new IdempotencyStore(),
       now: () => new Date(NOW),
     };

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { parseBoolean } from "../../src/config/config.js";
 import { VERSION } from "../../src/config/version.js";
 import { ConfigError } from "../../src/errors/api-error.js";
 import { parseCli } from "../../src/main/cli.js";
@@ -107,9 +108,27 @@ describe("parseCli", () => {
       confirmWrites: true,
     });
     expect(() => parseCli([], { MMS_READ_ONLY: "maybe" })).toThrow(
-      "Configuration problem: MMS_READ_ONLY: true or false (the variable form of --read-only)",
+      "Configuration problem: MMS_READ_ONLY: expected true or false (also accepted: 1, yes, on, 0, no, off) (the variable form of --read-only)",
     );
   });
+
+  it.each([
+    ["on", true],
+    ["ON", true],
+    ["Yes", true],
+    ["1", true],
+    ["TRUE", true],
+    ["off", false],
+    ["No", false],
+    ["0", false],
+    ["False", false],
+  ])(
+    "takes MMS_READ_ONLY=%s as %s, as every boolean variable does (MMS_HAWK_PAYLOAD_HASH too)",
+    (word, value) => {
+      expect(parseCli([], { MMS_READ_ONLY: word })).toMatchObject({ readOnly: value });
+      expect(parseBoolean(word)).toBe(value);
+    },
+  );
 
   it("knows the package version", () => {
     expect(VERSION).toBe(JSON.parse(readFileSync("package.json", "utf8")).version);

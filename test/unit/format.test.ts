@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, UserInputError } from "../../src/errors/api-error.js";
 import { formatError } from "../../src/errors/format.js";
+import { transportError } from "../../src/errors/normalize.js";
 import { Secret } from "../../src/errors/secret.js";
 
 describe("formatError", () => {
@@ -49,6 +50,26 @@ describe("formatError", () => {
     expect(text).toMatchInlineSnapshot(
       `"Upstream unreachable (NETWORK): DNS lookup failed for nohost.invalid (check the configured URL)"`,
     );
+  });
+
+  it.each([
+    ["/api/wo_budget", undefined, "MMS_BASE_URL"],
+    ["/hub/api/v1/dags", undefined, "MMS_HUB_URL"],
+    ["/oauth/token", "token", "MMS_AUTH_URL"],
+  ])("a DNS failure of %s names the variable to fix (%s)", (path, endpoint, variable) => {
+    const error = transportError(
+      {
+        code: "ENOTFOUND",
+        message: "getaddrinfo ENOTFOUND h",
+        origin: "https://nohost.invalid",
+        idempotent: true,
+      },
+      { method: "GET", path },
+    );
+    if (endpoint !== undefined) (error.details as Record<string, unknown>).endpoint = endpoint;
+    const { text } = formatError(error);
+    expect(text).toContain("DNS lookup failed for nohost.invalid: no such host name");
+    expect(text).toContain(`check the host name in ${variable}`);
   });
 
   it("points a 404 at the URL variable when the path shows it is wrong, else at the identifiers", () => {

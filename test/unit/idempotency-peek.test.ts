@@ -10,7 +10,7 @@ describe("IdempotencyStore.peek", () => {
   it("reports each state a keyed write can meet, and never takes the key", async () => {
     const backend = new MemoryIdempotencyBackend({ now: () => 1_000, maxResultBytes: 1024 });
     const store = new IdempotencyStore({ backend });
-    expect(await store.peek("t", "k", req(1))).toEqual({ state: "unused" });
+    expect(await store.peek("t", "k", req(1))).toEqual({ state: "unused", room: "checked" });
     // Peeking held nothing: the key is still free for the first real call.
     expect(backend.stats().keys).toBe(0);
     expect(await store.run("t", "k", req(1), async () => ({ id: 7 }))).toEqual({
@@ -25,7 +25,7 @@ describe("IdempotencyStore.peek", () => {
       expiresAt: 1_000 + 24 * 3_600_000,
     });
     expect(await store.peek("t", "k", req(2))).toEqual({ state: "mismatch" });
-    expect(await store.peek("other-tool", "k", req(1))).toEqual({ state: "unused" });
+    expect(await store.peek("other-tool", "k", req(1))).toEqual({ state: "unused", room: "checked" });
 
     let open!: (n: number) => void;
     const gate = new Promise<number>((r) => {

@@ -18,6 +18,10 @@ describe("nodeVersionProblem", () => {
     },
   );
 
+  it("needs the version scripts/check-node.cjs (the first step of npm run build and npm ci) checks", () => {
+    expect(readFileSync("scripts/check-node.cjs", "utf8")).toContain(`var MINIMUM = "${MIN_NODE}";`);
+  });
+
   it("needs the version package.json's engines field states", () => {
     const engines = JSON.parse(readFileSync("package.json", "utf8")).engines.node as string;
     expect(engines).toBe(`>=${MIN_NODE.replace(/\.0$/, "")}`);

@@ -45,6 +45,32 @@ function encodings(value: string): Record<string, string> {
       .join(""),
     "JSON inside JSON": JSON.stringify(JSON.stringify(value)).slice(1, -1),
     "URL-encoded base64": encodeURIComponent(b64(value)),
+    // interface.md §9: hex, HTML entities, base64 broken across lines, upper-cased forms.
+    "hex, lowercase": Buffer.from(value, "utf8").toString("hex"),
+    "hex, uppercase": Buffer.from(value, "utf8").toString("hex").toUpperCase(),
+    "hex as \\x escapes": [...Buffer.from(value, "utf8")].map((b) => `\\x${b.toString(16)}`).join(""),
+    "HTML decimal entities for every character": Array.from(value, (c) => `&#${c.codePointAt(0)};`).join(""),
+    "HTML hex entities, uppercase": Array.from(
+      value,
+      (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`,
+    ).join(""),
+    "HTML named entities for punctuation": Array.from(value, (c) =>
+      c === "/"
+        ? "&sol;"
+        : c === "+"
+          ? "&plus;"
+          : c === "="
+            ? "&equals;"
+            : c === ":"
+              ? "&colon;"
+              : c === "&"
+                ? "&amp;"
+                : c,
+    ).join(""),
+    "base64 wrapped every 4 characters (CRLF)": b64(`x${value}`).replace(/(.{4})/g, "$1\r\n"),
+    "base64 wrapped every 3 characters (LF), JSON-escaped": b64(value).replace(/(.{3})/g, "$1\\n"),
+    "upper-cased": value.toUpperCase(),
+    "lower-cased": value.toLowerCase(),
   };
 }
 
@@ -138,11 +164,11 @@ describe("finding 5: a retired token stays masked for its lifetime", () => {
 
   it("scrubs a 1 MB text with every known secret in bounded time", () => {
     const text = `${"lorem ipsum dolor sit amet ".repeat(40_000)}${TOKEN}`;
-    const started = performance.now();
+    // No wall-clock bound here (the machine's load decides it): a pattern that backtracked would
+    // outlive the test's timeout; the speed itself is measured in `npm run bench`.
     const out = scrubText(text);
     expect(out.endsWith("[redacted]")).toBe(true);
-    // A generous bound: the check is that scanning stays linear, not a speed claim.
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(out.length).toBe(text.length - TOKEN.length + "[redacted]".length);
   });
 });
 

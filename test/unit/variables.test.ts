@@ -78,6 +78,59 @@ describe("checkEnvironment", () => {
     expect(JSON.stringify(problems)).not.toContain(VALUE);
   });
 
+  it.each([
+    ["MMS_CONFIRM", "CONFIRM", "writes would be sent without asking the user"],
+    ["MMS_WRITE_CONFIRM", "CONFIRM", "writes would be sent without asking the user"],
+    ["MMS_RO", "RO", "the tools that write upstream would be offered"],
+    ["READ_ONLY", "READ", "the tools that write upstream would be offered"],
+    ["MCP_TOKEN", "TOKEN", "the HTTP server would serve without a token"],
+    ["MCP_BEARER_TOKEN", "TOKEN", "the HTTP server would serve without a token"],
+    ["MCP_TENANTS", "TENANTS", "every tenant's token, would be ignored"],
+    ["MCP_TOOLS", "TOOLS", "every tool would be offered"],
+    ["MCP_AUTH", "AUTH", "clients it was meant to authenticate"],
+    ["MCP_OAUTH_AUDIENCE", "OAUTH", "clients it was meant to authenticate"],
+    ["mms_readonly_mode", "READONLY", "the tools that write upstream would be offered"],
+  ])(
+    "%s shares the safety word %s: a problem that stops the start (interface.md §9)",
+    (name, word, consequence) => {
+      const { problems, warnings } = checkEnvironment({ [name]: VALUE });
+      expect(warnings).toEqual([]);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]!.variable).toBe(name);
+      expect(problems[0]!.expected).toContain(`shares the word ${word} with a safety setting`);
+      expect(problems[0]!.expected).toContain(consequence);
+      expect(problems[0]!.expected).toContain("so the server does not start");
+      expect(JSON.stringify(problems)).not.toContain(VALUE);
+    },
+  );
+
+  it("takes none of the names other issues add for a near-miss (they are known)", () => {
+    const names = [
+      "MCP_OAUTH_ISSUER",
+      "MCP_PUBLIC_URL",
+      "MCP_OAUTH_TENANT_CLAIM",
+      "MCP_OAUTH_INTROSPECTION_CLIENT_ID",
+      "MCP_OAUTH_INTROSPECTION_CLIENT_SECRET",
+      "MMS_RATE_LIMIT",
+      "MMS_RATE_SHARE",
+      "MMS_REVIEW_DEADLINE_MS",
+      "MMS_REVIEW_CACHE_SECONDS",
+      "MMS_REVIEW_CACHE_MB",
+      "MMS_TASK_TTL_SECONDS",
+      "MMS_INFLIGHT_MB",
+      "MMS_BUDGET_LOOKBACK_DAYS",
+    ];
+    expect(checkEnvironment(Object.fromEntries(names.map((n) => [n, "x"])))).toEqual({
+      problems: [],
+      warnings: [],
+    });
+  });
+
+  it("leaves the MCP_* names of MCP clients alone (Claude Code passes MCP_TOOL_TIMEOUT down; the Inspector its proxy token)", () => {
+    const env = { MCP_TOOL_TIMEOUT: "60000", MCP_TIMEOUT: "10000", MCP_PROXY_AUTH_TOKEN: VALUE };
+    expect(checkEnvironment(env).problems).toEqual([]);
+  });
+
   it("pins the whole message of one near-miss", () => {
     expect(checkEnvironment({ MMS_READONLY: "true" }).problems).toMatchInlineSnapshot(`
       [
@@ -93,7 +146,6 @@ describe("checkEnvironment", () => {
     const env = {
       IS_SANDBOX: "1",
       HTTP_TOKEN: VALUE,
-      READ_ONLY: "true",
       SANDBOX: "yes",
       MCP_PROXY_AUTH_TOKEN: VALUE,
       MCP_SERVER_REQUEST_TIMEOUT: "5",
@@ -165,5 +217,26 @@ describe("secretValues", () => {
         IS_SANDBOX: "yes",
       }).sort(),
     ).toEqual(["s1-secret", "s2-secret", "s3-secret", "s4-secret"]);
+  });
+});
+
+describe("what the server's messages cite", () => {
+  it('names only README headings that exist (README, "...")', () => {
+    const headings = new Set(
+      readFileSync("README.md", "utf8")
+        .split("\n")
+        .filter((l) => /^#{1,4} /.test(l))
+        .map((l) => l.replace(/^#+ /, "")),
+    );
+    const files = ["src", "tools"].flatMap((dir) =>
+      (readdirSync(dir, { recursive: true }) as string[])
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => join(dir, f)),
+    );
+    const cited = files.flatMap((f) =>
+      [...readFileSync(f, "utf8").matchAll(/README, \\?"([^"\\]+)\\?"/g)].map((m) => m[1]!),
+    );
+    expect(cited.length).toBeGreaterThan(2);
+    expect(cited.filter((c) => !headings.has(c))).toEqual([]);
   });
 });
