@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { HubApi, MaintenanceApi } from "../src/client/types.js";
+import type { ReviewServices } from "../src/domain/review/services.js";
 import type { IdempotencyStore } from "../src/idempotency/store.js";
 import type { Logger } from "../src/telemetry/logger.js";
 
@@ -40,6 +41,13 @@ export interface ToolContext {
   now(): Date;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT); undefined when the operator did not say. */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /**
+   * This tenant's review snapshots, the process's cap on bytes in flight, the review deadline
+   * (interface.md §6c). The server always sets it; absent, a review keeps no snapshot beyond the call.
+   */
+  reviews?: ReviewServices;
+  /** The call runs as an MCP task: a review runs to completion, no MMS_REVIEW_DEADLINE_MS (still cancellable by `signal`). */
+  asTask?: boolean;
 }
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -4,6 +4,7 @@
  * per-currency summaries over every page of the period, with progress.
  */
 import { z } from "zod";
+import type { BudgetQuery } from "../src/client/types.js";
 import {
   budgetsText,
   listBudgets,
@@ -12,8 +13,10 @@ import {
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
 import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
+import { createReviewServices, type ReviewServices } from "../src/domain/review/services.js";
 import { UserInputError } from "../src/errors/api-error.js";
-import { defineTool } from "./define.js";
+import { countSnapshot } from "../src/telemetry/metrics.js";
+import { defineTool, type ToolContext } from "./define.js";
 import { all, isoDate, limit, pageInfo, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
@@ -63,6 +66,8 @@ export const QueryBudgetsInput = z.strictObject({
     .optional()
     .describe("Default 1000; over 10000 needs group_by."),
   view: z.enum(["compact", "detail", "full"]).optional(),
+  resume: z.string().optional(),
+  fresh: z.boolean().optional(),
 });
 
 export const QueryBudgetsOutput = z.object({
@@ -76,17 +81,83 @@ export const QueryBudgetsOutput = z.object({
   subtotals: z.array(z.looseObject({})).optional(),
   pending_age: z.array(z.looseObject({})).optional(),
   review: z.looseObject({}).optional(),
+  as_of: z.string().optional(),
+  resume: z.string().optional(),
   notes: z.array(z.string()).optional(),
 });
+
+/** The snapshot key: the window as asked (a relative window is the same window a minute later), type_date, the filters sent upstream, and whether unknown fields are kept. */
+function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number | undefined) {
+  const asked = {
+    since: input.since ?? null,
+    until: input.until ?? null,
+    type_date: input.type_date ?? "creation_date",
+    status: status ?? null,
+    id: input.id ?? null,
+    wo_folio: input.wo_folio ?? null,
+    full: input.view === "full",
+  };
+  const described = [
+    `since ${asked.since ?? "default (30 days)"}`,
+    `until ${asked.until ?? "now"}`,
+    asked.type_date,
+    ...(asked.status === null ? [] : [`status ${asked.status}`]),
+    ...(asked.id === null ? [] : [`id ${asked.id}`]),
+    ...(asked.wo_folio === null ? [] : [`wo_folio ${asked.wo_folio}`]),
+    ...(asked.full ? ["view full"] : []),
+  ].join(", ");
+  return { key: JSON.stringify(asked), described };
+}
+
+type Deadline = { at: number; signal: AbortSignal } | undefined;
+
+/** Run `review` under the call's deadline (none for an MCP task), its timer cleared after. */
+async function withDeadline<T>(
+  ms: number | undefined,
+  review: (deadline: Deadline) => Promise<T>,
+): Promise<T> {
+  if (ms === undefined) return review(undefined);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error("review deadline")), ms);
+  try {
+    return await review({ at: Date.now() + ms, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function reviewSource(
+  input: z.output<typeof QueryBudgetsInput>,
+  query: Omit<BudgetQuery, "start" | "limit">,
+  ctx: ToolContext,
+  reviews: ReviewServices,
+  deadline: Deadline,
+) {
+  return {
+    ...snapshotKey(input, query.status),
+    resume: input.resume,
+    fresh: input.fresh,
+    deadlineMs: deadline === undefined ? undefined : reviews.deadlineMs,
+    snapshots: reviews.snapshots,
+    inflight: reviews.inflight,
+    signal: ctx.signal,
+    deadline,
+    clock: Date.now,
+    onSnapshot: countSnapshot,
+    fetchPage: (start: number, limit: number, signal: AbortSignal) =>
+      ctx.api.queryBudgets({ ...query, start, limit }, { signal }),
+  };
+}
 
 export default defineTool({
   name: "query_budgets",
   title: "Query work-order budgets",
   description: [
-    "List work-order budgets. Compact view: folio, work order, status, cost center, third party, ISO currency, items_total, line_count, dates; detail adds discount, note and lines.",
+    "List work-order budgets. Compact: folio, work order, status, cost center, third party, currency, items_total, line_count, dates; detail adds discount, note, lines.",
     "items_total: sum of line totals, before discount and taxes.",
-    "Use this tool to review budgets: filters, sort and group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
-    'Totals per currency: Example: {"status": "pending", "group_by": ["currency"]}',
+    "Use this tool to review budgets: filters, sort and group_by run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
+    "A review stops at a deadline: call a partial one again with its resume to go on. Rereads use a snapshot (as_of) unless fresh.",
+    'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
   outputSchema: QueryBudgetsOutput,
@@ -150,7 +221,21 @@ export default defineTool({
       ...input,
       currency: typeof input.currency === "string" ? [input.currency] : input.currency,
     };
-    return wantsReview(args) ? reviewBudgets(args, deps) : listBudgets(args, deps);
+    if (!wantsReview(args)) {
+      if (input.resume !== undefined)
+        throw new UserInputError(
+          "resume continues a review (a call with group_by, sort or a filter the API lacks); this call lists one page: use start instead",
+          { field: "resume" },
+        );
+      return listBudgets(args, deps);
+    }
+    const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
+    return withDeadline(ctx.asTask ? undefined : reviews.deadlineMs, (deadline) =>
+      reviewBudgets(args, {
+        ...deps,
+        source: reviewSource(input, query, ctx, reviews, deadline),
+      }),
+    );
   },
   toText: (out) => budgetsText(out as QueryBudgetsResult),
 });

@@ -86,6 +86,8 @@ export interface Config {
   secrets?: SecretScope | undefined;
   /** The deadline of every Redis command, round trip included (interface.md §7b), in ms; loadConfig sets it (default 1000). */
   redisTimeoutMs?: number | undefined;
+  /** Reviews (interface.md §6c): the call's deadline, the snapshots' life and memory, bytes in flight; loadConfig sets it. */
+  reviews?: { deadlineMs: number; cacheSeconds: number; cacheMb: number; inflightMb: number } | undefined;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -350,6 +352,12 @@ export function loadConfig(env: Env): Config {
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
   const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
+  const reviews = {
+    deadlineMs: parse("MMS_REVIEW_DEADLINE_MS", intIn(1_000, 3_600_000), 45_000),
+    cacheSeconds: parse("MMS_REVIEW_CACHE_SECONDS", intIn(0, 86_400), 300),
+    cacheMb: parse("MMS_REVIEW_CACHE_MB", intIn(0, 65_536), 64),
+    inflightMb: parse("MMS_INFLIGHT_MB", intIn(1, 65_536), 64),
+  };
   const logLevel = parse<LogLevel>(
     "LOG_LEVEL",
     z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -388,5 +396,6 @@ export function loadConfig(env: Env): Config {
     secrets,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
     redisTimeoutMs,
+    reviews,
   };
 }

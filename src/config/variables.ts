@@ -44,6 +44,22 @@ export const VARIABLES: readonly Variable[] = [
     summary: "percent or amount: what a budget's discount is (adds net_total)",
   },
   {
+    name: "MMS_REVIEW_DEADLINE_MS",
+    group: "upstream",
+    summary: "a review call returns by then, resumable (45000)",
+  },
+  {
+    name: "MMS_REVIEW_CACHE_SECONDS",
+    group: "upstream",
+    summary: "how long a review's snapshot is kept (300)",
+  },
+  {
+    name: "MMS_REVIEW_CACHE_MB",
+    group: "upstream",
+    summary: "memory for review snapshots, per process (64)",
+  },
+  { name: "MMS_INFLIGHT_MB", group: "upstream", summary: "upstream page bytes in flight, per process (64)" },
+  {
     name: "MMS_SANDBOX",
     group: "switches",
     summary: "true: --sandbox (the embedded simulator, demo data)",

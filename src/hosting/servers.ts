@@ -15,6 +15,7 @@ import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
+import { createReviewServices } from "../domain/review/services.js";
 import { IdempotencyStore } from "../idempotency/store.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer } from "../mcp/server.js";
@@ -46,6 +47,8 @@ export interface ServerSet {
 
 export function createServerSet(options: ServerSetOptions): ServerSet {
   const { logger } = options;
+  // One set per process: the snapshots' memory and the bytes in flight are capped for all tenants together.
+  const reviews = createReviewServices(options.config.reviews);
   const serverFor = (name: string | undefined, config: Config, tools: AnyTool[]) => {
     const log = name === undefined ? logger : logger.child({ tenant: name });
     const clients: Clients = createClients(config, { logger: log.child({ component: "client" }) });
@@ -69,6 +72,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       stopping: options.stopping,
       warmOnList: true,
       budgetDiscount: config.budgetDiscount,
+      reviews: reviews.forTenant(name),
     };
     const serverOptions = {
       tools,
