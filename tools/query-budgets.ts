@@ -13,7 +13,11 @@ import {
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
 import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
-import { createReviewServices, type ReviewServices } from "../src/domain/review/services.js";
+import {
+  createReviewServices,
+  type Deadline as ReviewDeadline,
+  type ReviewServices,
+} from "../src/domain/review/services.js";
 import { UserInputError } from "../src/errors/api-error.js";
 import { countSnapshot } from "../src/telemetry/metrics.js";
 import { defineTool, type ToolContext } from "./define.js";
@@ -109,20 +113,19 @@ function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number |
   return { key: JSON.stringify(asked), described };
 }
 
-type Deadline = { at: number; signal: AbortSignal } | undefined;
+type Deadline = ReviewDeadline | undefined;
 
 /** Run `review` under the call's deadline (none for an MCP task), its timer cleared after. */
 async function withDeadline<T>(
-  ms: number | undefined,
+  reviews: ReviewServices | undefined,
   review: (deadline: Deadline) => Promise<T>,
 ): Promise<T> {
-  if (ms === undefined) return review(undefined);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error("review deadline")), ms);
+  if (reviews === undefined) return review(undefined);
+  const deadline = reviews.startDeadline(reviews.deadlineMs);
   try {
-    return await review({ at: Date.now() + ms, signal: controller.signal });
+    return await review(deadline);
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 
@@ -230,7 +233,7 @@ export default defineTool({
       return listBudgets(args, deps);
     }
     const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
-    return withDeadline(ctx.asTask ? undefined : reviews.deadlineMs, (deadline) =>
+    return withDeadline(ctx.asTask ? undefined : reviews, (deadline) =>
       reviewBudgets(args, {
         ...deps,
         source: reviewSource(input, query, ctx, reviews, deadline),

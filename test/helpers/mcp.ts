@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Clients } from "../../src/client/types.js";
+import type { ReviewServices } from "../../src/domain/review/services.js";
 import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { createServer, selectTools } from "../../src/mcp/server.js";
 import { createLogger, type Logger } from "../../src/telemetry/logger.js";
@@ -19,6 +20,8 @@ export interface McpFixtureOptions {
   budgetDiscount?: "percent" | "amount";
   /** The server's clock (tools' "now"); default the system clock. */
   now?: () => Date;
+  /** The review services (snapshots, bytes in flight, deadline) of the server's tenant. */
+  reviews?: ReviewServices;
   /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
   elicit?: (message: string) => {
     action: "accept" | "decline" | "cancel";
@@ -43,6 +46,7 @@ export async function connect(
       version: "test",
       ...(options.budgetDiscount ? { budgetDiscount: options.budgetDiscount } : {}),
       ...(options.now ? { now: options.now } : {}),
+      ...(options.reviews ? { reviews: options.reviews } : {}),
     },
     { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
   );

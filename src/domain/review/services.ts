@@ -12,6 +12,7 @@ export interface ReviewSettings {
   cacheMb: number;
   inflightMb: number;
   clock?: () => number;
+  startDeadline?: (ms: number) => Deadline;
 }
 
 export const REVIEW_DEFAULTS: ReviewSettings = {
@@ -21,11 +22,27 @@ export const REVIEW_DEFAULTS: ReviewSettings = {
   inflightMb: 64,
 };
 
+/** A review call's deadline: its instant, the signal that aborts then, and how to clear its timer. */
+export interface Deadline {
+  at: number;
+  signal: AbortSignal;
+  clear(): void;
+}
+
 /** One tenant's share of the review services. */
 export interface ReviewServices {
   snapshots: TenantSnapshots;
   inflight: InflightBytes;
   deadlineMs: number;
+  /** Start a call's deadline (a timer by default; tests pass one they fire on an event). */
+  startDeadline(ms: number): Deadline;
+}
+
+/** A deadline `ms` from now on a timer. */
+export function timerDeadline(ms: number): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error("review deadline")), ms);
+  return { at: Date.now() + ms, signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 export interface ProcessReviews {
@@ -51,6 +68,7 @@ export function createReviewServices(settings: ReviewSettings = REVIEW_DEFAULTS)
       snapshots: store.forTenant(tenant ?? "default"),
       inflight,
       deadlineMs: settings.deadlineMs,
+      startDeadline: settings.startDeadline ?? timerDeadline,
     }),
   };
 }
