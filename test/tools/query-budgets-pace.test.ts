@@ -313,3 +313,39 @@ describe("bytes in flight", () => {
     expect(full.out.budgets[0]).toHaveProperty("huge_field");
   });
 });
+
+describe("every review fits the host", () => {
+  const fits = (r: { text: string; out: unknown }) => {
+    expect(r.text.length).toBeLessThanOrEqual(80_000);
+    expect(JSON.stringify(r.out).length).toBeLessThanOrEqual(80_000);
+  };
+
+  it("20,000 distinct third parties: the largest groups, how many in all, and how to narrow", async () => {
+    const { review } = await setUp(budgets(20_000, (i) => ({ third_parties_name: `Third party ${i}` })));
+    const r = await review({ group_by: ["third_party"], max_records: 20_000 });
+    fits(r);
+    expect(r.out.complete).toBe(false);
+    expect(r.out.review).toMatchObject({ scanned: 20_000, groups_total: 20_000 });
+    expect(r.text.split("\n")[0]).toMatch(
+      /in 20000 groups, the \d+ largest per currency shown \(narrow with fewer group_by keys or a filter/,
+    );
+  });
+
+  it("group_by on five keys over 3,000 budgets", async () => {
+    const { review } = await setUp(
+      budgets(3_000, (i) => ({
+        third_parties_name: `Third party ${i}`,
+        costs_center_description: `Center ${i % 40}`,
+      })),
+    );
+    const r = await review({
+      group_by: ["cost_center", "third_party", "month", "status", "work_order_status"],
+      max_records: 3_000,
+    });
+    fits(r);
+    expect(r.out.complete).toBe(false);
+    expect(r.out.review.groups_total).toBe(3_000);
+    const three = await review({ group_by: ["cost_center", "status", "third_party"], max_records: 3_000 });
+    fits(three);
+  });
+});
