@@ -178,11 +178,22 @@ module.exports = {
       to: { path: "node_modules/undici/" },
     },
     {
+      name: "the-shared-budget-loads-from-hosting",
+      comment:
+        "The Redis request budget (src/client/rate-budget-redis.ts) is loaded only by src/hosting/rate-budgets.ts, and only with REDIS_URL: a start without Redis never loads the Redis client.",
+      severity: "error",
+      from: { path: "^(src/|tools/)", pathNot: "^src/hosting/rate-budgets\\.ts$" },
+      to: { path: "^src/client/rate-budget-redis\\.ts$" },
+    },
+    {
       name: "hosting-packages-stay-in-their-modules",
       comment:
-        "Redis and OpenTelemetry load only when configured: only src/idempotency/redis.ts and src/telemetry/ import them.",
+        "Redis and OpenTelemetry load only when configured: only src/idempotency/redis.ts, src/client/rate-budget-redis.ts (the shared request budget) and src/telemetry/ import them.",
       severity: "error",
-      from: { path: "^(src/|tools/)", pathNot: "^src/(idempotency/redis\\.ts$|telemetry/)" },
+      from: {
+        path: "^(src/|tools/)",
+        pathNot: "^src/(idempotency/redis\\.ts$|client/rate-budget-redis\\.ts$|telemetry/)",
+      },
       to: { path: "node_modules/(@redis|@opentelemetry)/" },
     },
   ],

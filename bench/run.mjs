@@ -4,7 +4,7 @@
  * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
- *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http tenants scale
+ *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http tenants scale rate-limit
  */
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -18,6 +18,7 @@ import http from "./sections/http.mjs";
 import memory from "./sections/memory.mjs";
 import pagination from "./sections/pagination.mjs";
 import perCall from "./sections/per-call.mjs";
+import rateLimit from "./sections/rate-limit.mjs";
 import records from "./sections/records.mjs";
 import scale from "./sections/scale.mjs";
 import tenants from "./sections/tenants.mjs";
@@ -35,6 +36,8 @@ const SECTIONS = {
   tenants,
   // Last: it grows the shared sandbox to 30,000 budgets (and puts the count back after).
   scale,
+  // Its own sandbox, playing the platform's limit.
+  "rate-limit": rateLimit,
 };
 const RESULTS = fileURLToPath(new URL("./results/latest.md", import.meta.url));
 

@@ -4,11 +4,14 @@
  * every series pays the same process hops (bench → sandbox → bench for the direct request,
  * bench → server → sandbox → server → bench for ours) and the sandbox's CPU is not the
  * benchmark's. Controlled over the IPC channel: it sends {ready, url, env}, then answers
- * {cmd: "latency", ms, route}, {cmd: "addBudgets", total} and {cmd: "setBudgets", total} with {ok, result}.
+ * {cmd: "latency", ms, route}, {cmd: "addBudgets", total}, {cmd: "setBudgets", total} and
+ * {cmd: "rateStats"} with {ok, result}. Its one optional argument is the JSON of the sandbox's
+ * `rateLimit` option ({perMinute, windowMs}): the platform's request limit, played with a short "minute".
  */
 import { startSandbox } from "../dist/src/sandbox/index.js";
 
-const sb = await startSandbox({ port: 0 });
+const rateLimit = process.argv[2] ? JSON.parse(process.argv[2]) : undefined;
+const sb = await startSandbox({ port: 0, rateLimit });
 
 /**
  * Grow company 1's budgets to `total` by cloning seeded ones under new ids and folios (ids from
@@ -70,6 +73,7 @@ const commands = {
   latency: ({ ms, route }) => sb.faults.latency(ms, route),
   addBudgets: ({ total }) => addBudgets(total),
   setBudgets: ({ total }) => setBudgets(total),
+  rateStats: () => sb.rateLimitStats(),
 };
 
 process.on("message", (msg) => {

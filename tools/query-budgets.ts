@@ -148,7 +148,8 @@ function reviewSource(
     clock: Date.now,
     onSnapshot: countSnapshot,
     fetchPage: (start: number, limit: number, signal: AbortSignal) =>
-      ctx.api.queryBudgets({ ...query, start, limit }, { signal }),
+      // The client's budget waits end at the deadline (RATE_LIMITED with retryAt) rather than past it.
+      ctx.api.queryBudgets({ ...query, start, limit }, { signal, deadline: deadline?.at }),
   };
 }
 

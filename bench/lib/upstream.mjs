@@ -7,17 +7,27 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 
+/** The second integration of company 1 (sandbox demo credentials: read only, same company as "demo"). */
+const READONLY_ENV = (sb) => ({
+  ...sb.env(),
+  MMS_CLIENT_ID: "readonly-client",
+  MMS_CLIENT_SECRET: "readonly-secret",
+});
+
 const CHILD = fileURLToPath(new URL("../sandbox-child.mjs", import.meta.url));
 
 /**
- * Start the sandbox process.
+ * Start the sandbox process; `options.rateLimit` ({perMinute, windowMs}) makes it play the platform's
+ * request limit (headers on every answer, 406 past it), see startRateLimitedUpstream.
  * @returns {Promise<{url, baseUrl, authUrl, env: () => Record<string,string>,
  *   latency: (ms: number, route: string) => Promise<void>, addBudgets: (total: number) => Promise<number>,
  *   setBudgets: (total: number) => Promise<number>,
+ *   rateStats: () => Promise<{perMinute, windowMs, clients: Record<string, {accepted, maxInWindow, refused}>} | undefined>,
  *   close: () => Promise<void>}>}
  */
-export function startSandbox() {
-  const child = fork(CHILD, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+export function startSandbox(options = {}) {
+  const args = options.rateLimit === undefined ? [] : [JSON.stringify(options.rateLimit)];
+  const child = fork(CHILD, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const pending = new Map();
   let nextId = 1;
@@ -40,6 +50,7 @@ export function startSandbox() {
           latency: (ms, route) => send("latency", { ms, route }),
           addBudgets: (total) => send("addBudgets", { total }),
           setBudgets: (total) => send("setBudgets", { total }),
+          rateStats: () => send("rateStats", {}),
           close: async () => {
             child.disconnect();
             await exited;
@@ -55,9 +66,32 @@ export function startSandbox() {
   });
 }
 
-/** A direct client of the sandbox API: one OAuth token, then plain GETs with Bearer. */
-export async function directClient(sb) {
-  const env = sb.env();
+/** The bench's "minute": the platform's 200 requests per minute, played ten times faster. */
+export const BENCH_RATE_LIMIT = Object.freeze({ perMinute: 200, windowMs: 6_000 });
+
+/**
+ * A sandbox process that plays the platform's request limit (`perMinute` per company per `windowMs`,
+ * both header spellings, 406 past it). A server under test gets the same window through
+ * MMS_RATE_WINDOW_MS (see rateLimitedEnv), so its budget of L x MMS_RATE_SHARE per window is the real
+ * one, only faster. `rateStats()` tells, per client id, the most requests accepted in any rolling
+ * window and the 406s given.
+ */
+export function startRateLimitedUpstream(rateLimit = BENCH_RATE_LIMIT) {
+  return startSandbox({ rateLimit });
+}
+
+/** The environment of a server that talks to a rate-limited upstream with the bench's short window. */
+export function rateLimitedEnv(sb, rateLimit = BENCH_RATE_LIMIT, extra = {}) {
+  return { ...sb.env(), MMS_RATE_WINDOW_MS: String(rateLimit.windowMs), ...extra };
+}
+
+/**
+ * A direct client of the sandbox API: one OAuth token, then plain GETs with Bearer. `client`:
+ * "demo" (default) or "readonly" (the same company, another integration), from DEMO_CREDENTIALS.
+ * With `{status: true}` a GET answers {status, body} instead of throwing on a non-2xx answer.
+ */
+export async function directClient(sb, { client = "demo", status = false } = {}) {
+  const env = client === "demo" ? sb.env() : READONLY_ENV(sb);
   const basic = Buffer.from(`${env.MMS_CLIENT_ID}:${env.MMS_CLIENT_SECRET}`).toString("base64");
   const tokenRes = await request(`${sb.authUrl}/oauth/token`, {
     method: "POST",
@@ -74,6 +108,7 @@ export async function directClient(sb) {
       headers: { authorization: `Bearer ${token}`, accept: "application/json" },
     });
     const body = await res.body.json();
+    if (status) return { status: res.statusCode, body };
     if (res.statusCode >= 300) throw new Error(`GET ${path}: HTTP ${res.statusCode}`);
     return body;
   };

@@ -4,7 +4,9 @@
  * re-authenticate and repeat once), the retry decision (pure policy in retry.ts) and
  * `#finalError`. Steps return facts (`Outcome`); nothing is passed back through shared state.
  * Every failure is an ApiError built by src/errors/normalize.ts. Exchanges go through
- * `Transport` (transport.ts, the only module that loads undici).
+ * `Transport` (transport.ts, the only module that loads undici). With a request budget
+ * (rate-budget.ts) every attempt first takes a slot of the company's budget, and every answer
+ * teaches it (the limit announced, what remains, a 406).
  * IMPORTANT: a caller abort ends the in-flight request and any wait at once (CANCELLED); a call
  * never outlives its total budget (each attempt's one timer is capped by what is left of it; an
  * OAuth token request in between has its own MMS_TIMEOUT_MS); no header, token or body reaches
@@ -24,47 +26,14 @@ import {
 import { PROCESS_SECRETS, type SecretScope } from "../errors/secret.js";
 import { spanEvent, upstreamSpan } from "../telemetry/hooks.js";
 import type { Logger } from "../telemetry/logger.js";
+import { countRequestSent } from "../telemetry/metrics.js";
 import { routeTemplate } from "../telemetry/route.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
+import type { RateBudget, Ticket } from "./rate-budget.js";
 import { decideRetry, type Failure, type RetryDecision, type RetryOptions } from "./retry.js";
 import { type RawResponse, type Transport, TransportFailure } from "./transport.js";
-
-/** Promise that resolves after `ms`, or rejects as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (the promise keeps running for others). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
-}
+import { abortable, sleep } from "./wait.js";
 
 export interface HttpClientOptions {
   transport: Transport;
@@ -82,6 +51,10 @@ export interface HttpClientOptions {
   headers?: Record<string, string>;
   /** The secrets errors are scrubbed with: the configuration's (a tenant's), by default the process's. */
   secrets?: SecretScope;
+  /** The company's request budget (rate-budget.ts): every attempt takes a slot; undefined: none (MMS_RATE_LIMIT=0). */
+  budget?: RateBudget | undefined;
+  /** The tenant, for metrics (never a credential). */
+  tenant?: string | undefined;
 }
 
 export interface JsonCall {
@@ -91,19 +64,27 @@ export interface JsonCall {
   /** Serialised with JSON.stringify and sent as application/json. */
   body?: unknown;
   signal?: AbortSignal | undefined;
+  /**
+   * Epoch ms (the client's `now`): no wait for the request budget or a rate limit's reset may end
+   * later; such a wait fails RATE_LIMITED at once, with `retryAt`. Default: reads wait as long as they must.
+   */
+  deadline?: number | undefined;
 }
 
-type ResolvedOptions = Required<HttpClientOptions>;
+type ResolvedOptions = Required<Omit<HttpClientOptions, "budget" | "tenant">> &
+  Pick<HttpClientOptions, "budget" | "tenant">;
 
 /** One call, fixed for all its attempts. */
 interface CallPlan {
   call: JsonCall;
   summary: RequestSummary;
   idempotent: boolean;
-  /** performance.now() when the call started. */
+  /** performance.now() when the call started (moved by the first wait for the budget, which the time budget does not count). */
   started: number;
   body: string | undefined;
   authRequest: AuthRequest;
+  /** A budget slot was taken for an attempt already. */
+  attempted: boolean;
 }
 
 /** What one attempt established. `sent`: the request may have reached the server. */
@@ -164,7 +145,10 @@ export class HttpClient {
           reauthenticated = true;
           continue;
         }
-        const decision = this.#decide(plan, outcome.failure, retries);
+        const decision = this.#beyondDeadline(
+          plan,
+          this.#heldBack(plan, this.#decide(plan, outcome.failure, retries)),
+        );
         if (!decision.retry) throw this.#finalError(plan, outcome, decision, retries);
         retries += 1;
         spanEvent("retry", { attempt: retries + 1, reason: decision.reason, delay_ms: decision.delayMs });
@@ -201,6 +185,7 @@ export class HttpClient {
       summary: requestSummary(call.method, call.path, this.#o.secrets),
       idempotent: call.method === "GET",
       started: performance.now(),
+      attempted: false,
       body,
       authRequest,
     };
@@ -212,10 +197,39 @@ export class HttpClient {
 
   /** Authorize, send once, verify, classify. `sentBefore`: an earlier attempt may have reached the server. */
   async #attempt(plan: CallPlan, sentBefore: boolean): Promise<Outcome> {
-    const o = this.#o;
     const remaining = this.#remainingMs(plan);
     if (remaining <= 0) throw this.#budgetError(plan.summary, !plan.idempotent && sentBefore);
-    const grant = await abortable(o.auth.authorize(plan.authRequest, plan.call.signal), plan.call.signal);
+    const authorize = () =>
+      abortable(this.#o.auth.authorize(plan.authRequest, plan.call.signal), plan.call.signal);
+    // Authorized first, so a token request is not part of the slot's time in flight; signed again
+    // after a wait for the budget, so a Hawk timestamp never ages while the request waits.
+    let grant = await authorize();
+    const ticket = await this.#slot(plan);
+    try {
+      if (ticket !== undefined && ticket.waitedMs > 0) grant = await authorize();
+      return await this.#authorizedAttempt(plan, sentBefore, grant);
+    } finally {
+      ticket?.settle();
+    }
+  }
+
+  /** A slot of the company's budget for one attempt (none without a budget); the first wait is not the call's time. */
+  async #slot(plan: CallPlan): Promise<Ticket | undefined> {
+    const { budget } = this.#o;
+    if (budget === undefined) return undefined;
+    const { signal, deadline } = plan.call;
+    const ticket = await budget.acquire(plan.idempotent ? "read" : "write", {
+      signal,
+      deadline,
+      request: plan.summary,
+    });
+    if (!plan.attempted) plan.started += ticket.waitedMs;
+    plan.attempted = true;
+    return ticket;
+  }
+
+  async #authorizedAttempt(plan: CallPlan, sentBefore: boolean, grant: AuthGrant): Promise<Outcome> {
+    const o = this.#o;
     const headers: Record<string, string> = { ...o.headers, ...grant.headers };
     if (plan.body !== undefined) headers["content-type"] = "application/json";
     // One timer per attempt, capped by the budget left: no separate deadline timer is needed.
@@ -233,6 +247,7 @@ export class HttpClient {
   ): Promise<RawResponse | Outcome> {
     const { base, transport } = this.#o;
     const { method, path, signal } = plan.call;
+    countRequestSent(plan.idempotent ? "read" : "write", this.#o.tenant);
     try {
       return await transport.send({
         origin: base.origin,
@@ -266,6 +281,8 @@ export class HttpClient {
 
   /** An answer: verified by the auth strategy, then a success, an auth challenge or a failure. */
   #classify(plan: CallPlan, raw: RawResponse, grant: AuthGrant): Outcome {
+    // Every answer teaches the budget (announced limit, what remains, a 406), before anything else.
+    void this.#o.budget?.observe(raw.status, raw.headers);
     const parsed: ParsedBody = parseBody(raw.text, raw.headers["content-type"]);
     const json = parsed.kind === "json" ? parsed.value : undefined;
     const answer: AuthResponse = { status: raw.status, headers: raw.headers, text: raw.text, json };
@@ -315,6 +332,26 @@ export class HttpClient {
     );
   }
 
+  /**
+   * A retry the budget holds back (a 406 closed it until its reset): the wait is the budget's when
+   * longer, and when that does not fit the call's time, the call ends with it (no burst of retries).
+   */
+  #heldBack(plan: CallPlan, decision: RetryDecision): RetryDecision {
+    const heldMs = this.#o.budget?.blockedForMs() ?? 0;
+    if (!decision.retry || heldMs <= decision.delayMs) return decision;
+    if (heldMs + this.#o.retry.minAttemptMs > this.#remainingMs(plan))
+      return { retry: false, reason: "budget", retryAfterMs: heldMs };
+    return { ...decision, delayMs: heldMs };
+  }
+
+  /** A retry whose wait would end past the caller's deadline is no retry: the wait is reported instead. */
+  #beyondDeadline(plan: CallPlan, decision: RetryDecision): RetryDecision {
+    const { deadline } = plan.call;
+    if (!decision.retry || deadline === undefined || this.#o.now() + decision.delayMs <= deadline)
+      return decision;
+    return { retry: false, reason: "budget", retryAfterMs: decision.delayMs };
+  }
+
   /** The error a call ends with once the policy says stop: attempts, the server's wait, the outcome. */
   #finalError(
     plan: CallPlan,
@@ -327,6 +364,7 @@ export class HttpClient {
     if (retries > 0) extra.attempts = retries + 1;
     const waitMs = decision.retryAfterMs;
     if (waitMs !== undefined) extra.retryAfterSeconds = Math.ceil(waitMs / 1000);
+    const retryAt = waitMs === undefined ? undefined : this.#o.now() + waitMs;
     let suffix = "";
     if (decision.reason === "budget")
       suffix =
@@ -337,7 +375,8 @@ export class HttpClient {
     // one has an unknown outcome and must not be advertised as safe to retry.
     if (!plan.idempotent && failure.kind === "status" && failure.status >= 500)
       return withDetails(error, { ...extra, outcome: "unknown" }, suffix, false);
-    return Object.keys(extra).length === 0 && suffix === "" ? error : withDetails(error, extra, suffix);
+    if (Object.keys(extra).length === 0 && suffix === "") return error;
+    return withDetails(error, extra, suffix, error.retryable, retryAt);
   }
 
   #budgetError(request: RequestSummary, writeInFlight: boolean): ApiError {

@@ -12,7 +12,12 @@ export function createHubApi(http: HttpClient, hub: BaseUrl): HubApi {
   return {
     async listDags(options) {
       const req = dagsRequest(hub);
-      const body = await http.json({ method: req.method, path: req.path, signal: options?.signal });
+      const body = await http.json({
+        method: req.method,
+        path: req.path,
+        signal: options?.signal,
+        deadline: options?.deadline,
+      });
       return parseWith(DagListSchema, body, { method: req.method, path: req.path });
     },
   };

@@ -15,6 +15,8 @@ import { parseBaseUrl } from "./api-path.js";
 import { HttpClient } from "./http.js";
 import { createHubApi } from "./hub-api.js";
 import { createMaintenanceApi } from "./maintenance-api.js";
+import { RateBudget } from "./rate-budget.js";
+import { MemoryBudgetStore, type RateBudgetStore } from "./rate-budget-store.js";
 import { DEFAULT_RETRY, type RetryOptions } from "./retry.js";
 import { Transport } from "./transport.js";
 import type { Clients } from "./types.js";
@@ -37,6 +39,26 @@ export interface ClientDeps {
   warmDelayMs?: number;
   /** Fixed Hawk timestamp/nonce (tests only). */
   hawkSign?: HawkSignOptions;
+  /**
+   * Where the company's request budget is counted: Redis for every replica (src/hosting/rate-budgets.ts),
+   * by default this process. Unused with MMS_RATE_LIMIT=0.
+   */
+  rateStore?: RateBudgetStore;
+  /** The tenant, for metrics. */
+  tenant?: string | undefined;
+}
+
+/** The company's request budget, shared by the main API and the hub clients; none with MMS_RATE_LIMIT=0. */
+function rateBudget(config: Config, deps: ClientDeps, now: () => number): RateBudget | undefined {
+  const rate = config.rate;
+  if (rate?.limit === 0) return undefined;
+  return new RateBudget({
+    store: deps.rateStore ?? new MemoryBudgetStore(now),
+    limit: rate?.limit,
+    ...(rate ? { share: rate.share, windowMs: rate.windowMs } : {}),
+    now,
+    tenant: deps.tenant,
+  });
 }
 
 export function createClients(config: Config, deps: ClientDeps): Clients {
@@ -70,7 +92,10 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
     mainAuth = oauth;
   }
 
+  const budget = rateBudget(config, deps, now);
   const common = {
+    budget,
+    tenant: deps.tenant,
     transport,
     timeoutMs: config.timeoutMs,
     retry,
@@ -129,5 +154,5 @@ export function createClients(config: Config, deps: ClientDeps): Clients {
   };
   const accessToken =
     oauth === undefined ? undefined : async () => ({ expiresAt: (await oauth.token()).expiresAt });
-  return { api, hub, accessToken, warm, close };
+  return { api, hub, accessToken, warm, close, budgetUse: () => budget?.use() };
 }

@@ -24,7 +24,13 @@ import type { CallOptions, MaintenanceApi, PreparedRequest } from "./types.js";
 export function createMaintenanceApi(http: HttpClient, base: BaseUrl): MaintenanceApi {
   const summary = (req: PreparedRequest) => http.summary(req.method, req.path);
   const send = (req: PreparedRequest, options?: CallOptions) =>
-    http.json({ method: req.method, path: req.path, body: req.body, signal: options?.signal });
+    http.json({
+      method: req.method,
+      path: req.path,
+      body: req.body,
+      signal: options?.signal,
+      deadline: options?.deadline,
+    });
 
   return {
     async addTaskResources(idGroupTask, idTask, resources, options) {

@@ -83,7 +83,11 @@ export function backoffDelay(retriesDone: number, options: RetryOptions, random:
   return Math.floor(random() * ceiling);
 }
 
-function header(headers: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+/** A header by name, case-insensitively (undefined when absent). */
+export function header(
+  headers: Readonly<Record<string, string | undefined>>,
+  name: string,
+): string | undefined {
   const wanted = name.toLowerCase();
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === wanted && v !== undefined) return v;
   return undefined;
@@ -93,7 +97,7 @@ function header(headers: Readonly<Record<string, string | undefined>>, name: str
 const EPOCH_THRESHOLD_S = 1_000_000_000;
 
 /** `ratelimit-reset` / `Request-Call-Limit-Reset`: seconds (a fraction allowed) or epoch seconds. */
-function parseResetSeconds(raw: string | undefined, nowMs: number): number | undefined {
+export function parseResetSeconds(raw: string | undefined, nowMs: number): number | undefined {
   if (raw === undefined) return undefined;
   const text = raw.trim();
   if (!/^\d+(\.\d+)?$/.test(text)) return undefined;

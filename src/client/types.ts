@@ -6,6 +6,7 @@
  * mentions HTTP except `PreparedRequest`, the exact request a dry run shows.
  */
 import type { z } from "zod";
+import type { BudgetUse } from "./rate-budget.js";
 import type {
   BudgetListItemSchema,
   BudgetSchema,
@@ -103,8 +104,13 @@ export interface PreparedRequest {
 }
 
 export interface CallOptions {
-  /** Aborts the upstream request and any backoff wait (MCP cancellation). */
+  /** Aborts the upstream request and any backoff or budget wait (MCP cancellation, a review's deadline). */
   signal?: AbortSignal | undefined;
+  /**
+   * Epoch ms: a wait for the request budget or a rate limit's reset that would end later fails at once
+   * as RATE_LIMITED with `retryAt` (nothing sent). Without it a read waits as long as it must.
+   */
+  deadline?: number | undefined;
 }
 
 /** The main API (Bearer or Hawk, per MMS_AUTH). Every failure is an ApiError. */
@@ -154,4 +160,6 @@ export interface Clients {
   warm(delayMs?: number): void;
   /** Close connection pools. */
   close(): Promise<void>;
+  /** The company's request budget at work (/healthz); undefined with MMS_RATE_LIMIT=0. */
+  budgetUse?: () => BudgetUse | undefined;
 }

@@ -26,6 +26,9 @@ export const UPSTREAM_VARIABLES = [
   "MMS_TIMEOUT_MS",
   "MMS_MAX_RETRIES",
   "MMS_BUDGET_DISCOUNT",
+  "MMS_RATE_LIMIT",
+  "MMS_RATE_SHARE",
+  "MMS_RATE_WINDOW_MS",
 ] as const;
 
 /** Every MMS_* variable the server reads (the flag variables are read by src/main/cli.ts). */
@@ -74,6 +77,11 @@ export interface Config {
    * only an operator who knows can let results add net_total. Undefined: shown as given.
    */
   budgetDiscount?: "percent" | "amount" | undefined;
+  /**
+   * The company's request budget (interface.md §6c): `limit` is MMS_RATE_LIMIT (undefined: learnt
+   * from the upstream; 0: no budget), `share` MMS_RATE_SHARE, `windowMs` MMS_RATE_WINDOW_MS.
+   */
+  rate?: { limit: number | undefined; share: number; windowMs: number } | undefined;
   /** How long an idempotency_key's first outcome is kept (interface.md §7), in seconds; loadConfig sets it (default 86400). */
   idempotencyTtlSeconds?: number | undefined;
   /** Requests one tenant may have in flight over HTTP (MCP_TENANT_MAX_IN_FLIGHT, interface.md §7b); loadConfig sets it (default 16). */
@@ -349,6 +357,19 @@ export function loadConfig(env: Env): Config {
     }),
     undefined,
   );
+  const rateLimit = parse<number | undefined>("MMS_RATE_LIMIT", intIn(0, 1_000_000), undefined);
+  const rateShare = parse(
+    "MMS_RATE_SHARE",
+    z
+      .string()
+      .regex(/^(0?\.\d+|1(\.0*)?|0)$/, { error: "expected a share from 0.01 to 1, e.g. 0.5" })
+      .transform(Number)
+      .pipe(
+        z.number().min(0.01, { error: "expected at least 0.01 (0.5 leaves half to other integrations)" }),
+      ),
+    0.5,
+  );
+  const rateWindowMs = parse("MMS_RATE_WINDOW_MS", intIn(100, 3_600_000), 60_000);
   const idempotencyTtlSeconds = parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400);
   const tenantMaxInFlight = parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16);
   const redisTimeoutMs = parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000);
@@ -395,6 +416,7 @@ export function loadConfig(env: Env): Config {
     tenantMaxInFlight,
     secrets,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
+    rate: { limit: rateLimit, share: rateShare, windowMs: rateWindowMs },
     redisTimeoutMs,
     reviews,
   };

@@ -39,6 +39,21 @@ export const VARIABLES: readonly Variable[] = [
   { name: "MMS_TIMEOUT_MS", group: "upstream", summary: "per-request timeout in ms (default 30000)" },
   { name: "MMS_MAX_RETRIES", group: "upstream", summary: "retries of retryable failures (default 3)" },
   {
+    name: "MMS_RATE_LIMIT",
+    group: "upstream",
+    summary: "the company's requests per minute (default: learnt from the upstream; 0 = no budget)",
+  },
+  {
+    name: "MMS_RATE_SHARE",
+    group: "upstream",
+    summary: "share of that limit this server uses, 0-1 (default 0.5; the rest for other integrations)",
+  },
+  {
+    name: "MMS_RATE_WINDOW_MS",
+    group: "upstream",
+    summary: "length of the limit's window in ms (default 60000; a simulator's faster minute)",
+  },
+  {
     name: "MMS_BUDGET_DISCOUNT",
     group: "upstream",
     summary: "percent or amount: what a budget's discount is (adds net_total)",

@@ -50,6 +50,8 @@ export interface ApiErrorInit {
   details?: unknown;
   request?: RequestSummary | undefined;
   cause?: unknown;
+  /** RATE_LIMITED: when (epoch ms) the company's budget or the upstream's limit allows a request again. */
+  retryAt?: number | undefined;
 }
 
 export class ApiError extends Error {
@@ -62,6 +64,12 @@ export class ApiError extends Error {
   /** Structured detail: the 422 `{index, error}` list, the 404 `ERROR` text, a body snippet. */
   readonly details: unknown;
   readonly request: RequestSummary | undefined;
+  /**
+   * Set on RATE_LIMITED: when (epoch ms, the client's clock) a request may be sent again, from the
+   * upstream's reset headers or the company's request budget (src/client/rate-budget.ts). Whatever
+   * was read before it stays valid: a caller keeps it and resumes at or after this time.
+   */
+  readonly retryAt: number | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -70,6 +78,7 @@ export class ApiError extends Error {
     this.retryable = init.retryable ?? false;
     this.details = init.details;
     this.request = init.request;
+    this.retryAt = init.retryAt;
   }
 
   toJSON() {
@@ -81,6 +90,7 @@ export class ApiError extends Error {
       retryable: this.retryable,
       details: this.details,
       request: this.request,
+      ...(this.retryAt === undefined ? {} : { retryAt: new Date(this.retryAt).toISOString() }),
     };
   }
 }

@@ -413,6 +413,7 @@ export function withDetails(
   extra: Record<string, unknown>,
   suffix = "",
   retryable = error.retryable,
+  retryAt = error.retryAt,
 ): ApiError {
   const base =
     error.details === undefined
@@ -428,6 +429,7 @@ export function withDetails(
     details: { ...base, ...extra },
     request: error.request,
     cause: error.cause,
+    retryAt,
   });
 }
 

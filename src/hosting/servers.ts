@@ -11,6 +11,7 @@
 
 import type { AnyTool } from "../../tools/define.js";
 import { createClients } from "../client/index.js";
+import type { BudgetUse } from "../client/rate-budget.js";
 import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
@@ -21,6 +22,7 @@ import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer } from "../mcp/server.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { IdempotencyBackends } from "./idempotency.js";
+import type { RateBudgets } from "./rate-budgets.js";
 import type { Tenant } from "./tenants.js";
 
 export interface ServerSetOptions {
@@ -31,6 +33,8 @@ export interface ServerSetOptions {
   confirmWrites: boolean;
   logger: Logger;
   backends: IdempotencyBackends;
+  /** Where each company's request budget is counted (Redis, or each process); default: each process. */
+  rateBudgets?: RateBudgets | undefined;
   signer: StateSigner;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortSignal;
@@ -43,6 +47,8 @@ export interface ServerSet {
    * first request); `close()` closes every server's.
    */
   clients: { warm(): void; close(): Promise<void> };
+  /** Each company's request budget at work, by tenant ("default" without a tenants file), for /healthz. */
+  budgetUses(): Record<string, BudgetUse | undefined>;
 }
 
 export function createServerSet(options: ServerSetOptions): ServerSet {
@@ -51,7 +57,12 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   const reviews = createReviewServices(options.config.reviews);
   const serverFor = (name: string | undefined, config: Config, tools: AnyTool[]) => {
     const log = name === undefined ? logger : logger.child({ tenant: name });
-    const clients: Clients = createClients(config, { logger: log.child({ component: "client" }) });
+    const rateStore = options.rateBudgets?.storeFor(config);
+    const clients: Clients = createClients(config, {
+      logger: log.child({ component: "client" }),
+      tenant: name,
+      ...(rateStore === undefined ? {} : { rateStore }),
+    });
     const deps = {
       clients,
       logger: log,
@@ -112,6 +123,8 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       if (perTenant) entry.clients.warm(0);
       return entry.make();
     },
+    budgetUses: () =>
+      Object.fromEntries([...servers].map(([name, s]) => [name ?? "default", s.clients.budgetUse?.()])),
     clients: {
       warm: () => {
         if (!perTenant) for (const c of all) c.warm();

@@ -9,6 +9,7 @@ import type { AnyTool } from "../../tools/define.js";
 import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import { type IdempotencyBackends, idempotencyBackends } from "../hosting/idempotency.js";
+import { type RateBudgets, rateBudgets } from "../hosting/rate-budgets.js";
 import { createServerSet, type ServerSet } from "../hosting/servers.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { createStateSigner, type StateSigner } from "../mcp/sdk.js";
@@ -21,6 +22,8 @@ export interface Served {
   serverSet: ServerSet;
   /** The idempotency store's state, for /healthz. */
   backends: IdempotencyBackends;
+  /** Where each company's request budget is counted, for /healthz. */
+  budgets: RateBudgets;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortController;
 }
@@ -36,6 +39,12 @@ export async function buildServers(
   await startTracing(env, settings.hosting, logger, open);
   const backends = await storeBackends(settings, logger);
   open.add(() => backends.close());
+  const budgets = await rateBudgets({
+    redisUrl: settings.hosting.redisUrl,
+    redisTimeoutMs: settings.config.redisTimeoutMs ?? 1000,
+    logger,
+  });
+  open.add(() => budgets.close());
   const stopping = new AbortController();
   const serverSet = createServerSet({
     config: settings.config,
@@ -45,11 +54,12 @@ export async function buildServers(
     confirmWrites: plan.confirmWrites,
     logger,
     backends,
+    rateBudgets: budgets,
     signer,
     stopping: stopping.signal,
   });
   open.add(() => serverSet.clients.close());
-  return { serverSet, backends, stopping };
+  return { serverSet, backends, budgets, stopping };
 }
 
 /** Redis (checked: an evicting policy refuses the start) or memory shares; loads Redis only when set. */

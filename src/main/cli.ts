@@ -18,6 +18,8 @@ export interface ServePlan {
   readOnly: boolean;
   tools: string[] | undefined;
   confirmWrites: boolean;
+  /** --rate-limit N with --sandbox: the simulator plays the platform's limit (N requests per minute per company). */
+  sandboxRateLimit?: number | undefined;
 }
 
 export type CliPlan =
@@ -65,6 +67,8 @@ Options:
   --host <host>        HTTP bind address (default 127.0.0.1; any other needs MCP_HTTP_TOKEN)
   --port <port>        HTTP port (default 3333; 0 picks a free one)
   --sandbox            use the embedded simulator instead of a real upstream (demo data)
+  --rate-limit <n>     with --sandbox: the simulator allows n requests per minute per company
+                       and answers 406 past it, like the platform (its limit is 200)
   --read-only          register only tools that do not write upstream
   --tools <a,b>        register only these tools
   --confirm-writes     ask the user (MCP elicitation) before every write
@@ -84,6 +88,7 @@ const OPTIONS = {
   "read-only": { type: "boolean" },
   tools: { type: "string" },
   "confirm-writes": { type: "boolean" },
+  "rate-limit": { type: "string" },
   check: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
@@ -148,6 +153,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     if (tools.length === 0)
       problems.push({ variable: "--tools", expected: "a comma-separated list of tool names" });
   }
+  const sandboxRateLimit = rateLimitFlag(values["rate-limit"], sandbox, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   const plan: ServePlan = {
     command: "serve",
@@ -158,8 +164,35 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     readOnly,
     tools,
     confirmWrites,
+    ...(sandboxRateLimit === undefined ? {} : { sandboxRateLimit }),
   };
   return values.check ? { command: "check", plan } : plan;
+}
+
+/** `--rate-limit N`: a whole number from 1 to 1,000,000, and only with --sandbox. */
+function rateLimitFlag(
+  raw: string | undefined,
+  sandbox: boolean,
+  problems: ConfigProblem[],
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 1_000_000) {
+    problems.push({
+      variable: "--rate-limit",
+      expected: "a whole number of requests per minute from 1 to 1000000 (the platform's is 200)",
+    });
+    return undefined;
+  }
+  if (!sandbox) {
+    problems.push({
+      variable: "--rate-limit",
+      expected:
+        "only applies with --sandbox (the simulator plays the limit); a real upstream's budget is MMS_RATE_LIMIT",
+    });
+    return undefined;
+  }
+  return n;
 }
 
 function parse(argv: string[]) {

@@ -4,6 +4,7 @@
  */
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
+import { budgetHealth } from "../hosting/rate-budgets.js";
 import type { Tenant } from "../hosting/tenants.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { Served } from "./build.js";
@@ -43,6 +44,7 @@ export async function runHttp(
       version: VERSION,
       abandon: () => served.stopping.abort(),
       storeHealth: () => served.backends.health(),
+      healthExtra: () => budgetHealth(served.budgets, served.serverSet.budgetUses()),
     });
   } catch (error) {
     throw listenProblem(error, plan) ?? error;

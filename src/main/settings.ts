@@ -21,6 +21,9 @@ const SANDBOX_KEEPS = [
   "MMS_MAX_RETRIES",
   "MMS_HAWK_PAYLOAD_HASH",
   "MMS_BUDGET_DISCOUNT",
+  "MMS_RATE_LIMIT",
+  "MMS_RATE_SHARE",
+  "MMS_RATE_WINDOW_MS",
 ];
 
 export interface HostingSettings {
@@ -41,7 +44,10 @@ export async function upstreamEnv(
 ): Promise<Env> {
   if (!plan.sandbox) return env;
   const { startSandbox } = await import("../sandbox/index.js");
-  const sandbox = await startSandbox({ logger: logger.child({ component: "sandbox" }) });
+  const sandbox = await startSandbox({
+    logger: logger.child({ component: "sandbox" }),
+    ...(plan.sandboxRateLimit === undefined ? {} : { rateLimit: { perMinute: plan.sandboxRateLimit } }),
+  });
   open.add(() => sandbox.close());
   const kept = Object.fromEntries(
     Object.entries(env).filter(([k]) => !k.startsWith("MMS_") || SANDBOX_KEEPS.includes(k)),

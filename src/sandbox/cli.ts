@@ -1,5 +1,5 @@
 /**
- * `maintenance-mcp sandbox [--host H] [--port P] [--state FILE] [--faults]`: run the simulator
+ * `maintenance-mcp sandbox [--host H] [--port P] [--state FILE] [--faults] [--rate-limit N]`: run the simulator
  * alone. This command is not the MCP server, so its banner (URLs, MMS_* exports, demo
  * credentials) goes to stdout. Runs until SIGINT/SIGTERM, then closes cleanly.
  */
@@ -18,6 +18,9 @@ Options:
                   exist). One sandbox per file: FILE.lock marks it in use, FILE.journal holds the
                   writes while running. Every write is on disk before it is answered.
   --faults        expose the fault-injection control route POST/DELETE /__faults
+  --rate-limit N  play the platform's limit: N requests per minute per company, announced in
+                  both header spellings (Request-Call-Limit-*, RateLimit-*), 406 past it
+                  (the platform's is 200; default: no limit)
   --help          show this help
 `;
 
@@ -79,12 +82,27 @@ function waitForSignal(): Promise<void> {
   });
 }
 
+/** `--rate-limit N`: N, undefined when absent, null when not a whole number from 1 to 1,000,000. */
+export function parseRateLimit(raw: string | undefined): number | undefined | null {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim())) return null;
+  const n = Number(raw.trim());
+  return n >= 1 && n <= 1_000_000 ? n : null;
+}
+
 /** Run the `sandbox` command; `argv` are the arguments after the word `sandbox`. Returns the exit code. */
 export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {}): Promise<number> {
   // The standalone simulator is not an MCP server: its URLs and credentials belong on stdout.
   const out = io.stdout ?? ((t: string) => void process.stdout.write(t)); // stdout-ok: standalone sandbox command
   const err = io.stderr ?? ((t: string) => void process.stderr.write(t));
-  let values: { host?: string; port?: string; state?: string; faults?: boolean; help?: boolean };
+  let values: {
+    host?: string;
+    port?: string;
+    state?: string;
+    faults?: boolean;
+    "rate-limit"?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -95,6 +113,7 @@ export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {
         port: { type: "string", default: "4010" },
         state: { type: "string" },
         faults: { type: "boolean", default: false },
+        "rate-limit": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -113,6 +132,13 @@ export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {
     );
     return 2;
   }
+  const perMinute = parseRateLimit(values["rate-limit"]);
+  if (perMinute === null) {
+    err(
+      `maintenance-mcp sandbox: --rate-limit must be a whole number of requests per minute from 1 to 1000000 (the platform's is 200), got ${JSON.stringify(values["rate-limit"])}\n`,
+    );
+    return 2;
+  }
   let sb: SandboxHandle;
   try {
     sb = await startSandbox({
@@ -120,6 +146,7 @@ export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {
       port,
       stateFile: values.state,
       faults: values.faults,
+      rateLimit: perMinute === undefined ? undefined : { perMinute },
       logger: createLogger({ level: "warn" }),
     });
   } catch (e) {
@@ -129,6 +156,8 @@ export async function runSandboxCommand(argv: string[], io: SandboxCommandIo = {
     return e instanceof StateFileError || listen !== undefined ? 2 : 1;
   }
   out(banner(sb));
+  if (perMinute !== undefined)
+    out(`Rate limit: ${perMinute} requests per minute per company (406 past it).\n`);
   await (io.until ?? waitForSignal)(sb);
   await sb.close();
   out("sandbox stopped\n");

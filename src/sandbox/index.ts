@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { type Logger, silentLogger } from "../telemetry/logger.js";
 import { AuthService } from "./auth.js";
 import { type FaultController, Faults } from "./faults.js";
+import { type RateLimitOptions, type RateLimitStats, SandboxRateLimit } from "./rate-limit.js";
 import type { Env } from "./routes/common.js";
 import { DEMO_CREDENTIALS } from "./seed.js";
 import { createSeedState } from "./seed-state.js";
@@ -17,6 +18,7 @@ import type { SandboxState } from "./state.js";
 import { openStateStore } from "./state-store.js";
 
 export type { FaultController, FaultResponse } from "./faults.js";
+export type { RateLimitHeaders, RateLimitOptions, RateLimitStats } from "./rate-limit.js";
 export { DEMO_CREDENTIALS, SEED } from "./seed.js";
 export type { SandboxState } from "./state.js";
 export { StateFileError } from "./state-errors.js";
@@ -44,6 +46,11 @@ export interface SandboxOptions {
   stateFile?: string;
   /** Default: a silent logger. */
   logger?: Logger;
+  /**
+   * Play the platform's request limit (docs/sandbox.md "Rate limit"): `perMinute` requests per company
+   * per window (`windowMs`, default 60 000), announced in both header spellings, 406 past it. Off by default.
+   */
+  rateLimit?: RateLimitOptions | undefined;
 }
 
 export interface SandboxHandle {
@@ -63,6 +70,8 @@ export interface SandboxHandle {
     auth?: "oauth" | "hawk";
     client?: "demo" | "readonly" | "noaddon";
   }): Record<string, string>;
+  /** With `rateLimit`: what each client id was allowed and refused (undefined without a limit). */
+  rateLimitStats(): RateLimitStats | undefined;
   /** Closes every connection promptly and flushes the state file. */
   close(): Promise<void>;
 }
@@ -88,6 +97,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const now = () => clock.now() + faults.skewMs;
   auth = new AuthService(() => state, faults, now);
   const env: Env = { state: () => state, now, changed };
+  const rateLimit =
+    options.rateLimit === undefined ? undefined : new SandboxRateLimit(options.rateLimit, now);
   const handle = createPipeline({
     env,
     auth,
@@ -96,6 +107,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faultRoute: options.faults === true,
     isClosed: () => closed,
     durable: store ? () => store.durable() : undefined,
+    rateLimit,
   });
 
   const server = createServer((req, res) => {
@@ -116,7 +128,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const address = server.address() as AddressInfo;
   const hostInUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${hostInUrl}:${address.port}`;
-  logger.info("sandbox listening", { url, faultRoute: options.faults === true, stateFile });
+  logger.info("sandbox listening", {
+    url,
+    faultRoute: options.faults === true,
+    stateFile,
+    ...(rateLimit ? { rateLimit: { perMinute: rateLimit.perMinute, windowMs: rateLimit.windowMs } } : {}),
+  });
 
   return {
     url,
@@ -144,6 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       return out;
     },
+    rateLimitStats: () => rateLimit?.stats(),
     async close() {
       if (closed) return;
       closed = true;

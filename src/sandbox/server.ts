@@ -8,6 +8,7 @@ import Hawk from "hawk";
 import type { Logger } from "../telemetry/logger.js";
 import type { AuthService, Principal } from "./auth.js";
 import type { FaultResponse, Faults } from "./faults.js";
+import type { SandboxRateLimit } from "./rate-limit.js";
 import { errorItem, json, oauthError, problem, type Reply } from "./responses.js";
 import { Router } from "./router.js";
 import { listBudgets } from "./routes/budgets.js";
@@ -29,6 +30,8 @@ export interface PipelineDeps {
   isClosed: () => boolean;
   /** With a state file: resolves when every change so far is on disk (awaited before each answer). */
   durable?: () => Promise<void>;
+  /** The platform's request limit (off when undefined): headers on every answer, 406 past it. */
+  rateLimit?: SandboxRateLimit | undefined;
 }
 
 function mainRouter(env: Env): Router<Principal> {
@@ -102,6 +105,23 @@ export function createPipeline(deps: PipelineDeps) {
   const { env, auth, faults, logger } = deps;
   const api = mainRouter(env);
   const hub = new Router<Principal>().add("GET", "/hub/api/v1/dags", listDags(env));
+  /** Headers the rate limit puts on the answer being built (set by `limited`, read by `handle`). */
+  const limitHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+
+  /** Count the request against its company: the 406 to send, or undefined when it may run. */
+  function limited(req: IncomingMessage, principal: Principal, refusal: () => Reply): Reply | undefined {
+    if (deps.rateLimit === undefined) return undefined;
+    const admission = deps.rateLimit.admit(principal);
+    limitHeaders.set(req, admission.headers);
+    return admission.admitted ? undefined : refusal();
+  }
+
+  /** The answer with the rate-limit headers of its request (the limit alone when it counted against no company). */
+  function withLimitHeaders(req: IncomingMessage, reply: Reply): Reply {
+    if (deps.rateLimit === undefined) return reply;
+    const headers = limitHeaders.get(req) ?? deps.rateLimit.announce();
+    return { ...reply, headers: { ...reply.headers, ...headers } };
+  }
 
   async function dispatch(
     req: IncomingMessage,
@@ -126,6 +146,14 @@ export function createPipeline(deps: PipelineDeps) {
       }
       const a = auth.hub(req);
       if (!a.ok) return { reply: a.reply };
+      const refused = limited(req, a.principal, () =>
+        problem(
+          406,
+          "TOO_MANY_REQUESTS",
+          "Requests per minute exceeded for this company; wait for the reset",
+        ),
+      );
+      if (refused) return { reply: refused };
       const reply = await m.handler({
         req,
         params: m.params,
@@ -144,6 +172,11 @@ export function createPipeline(deps: PipelineDeps) {
     }
     const a = await auth.main(req, body);
     if (!a.ok) return { reply: a.reply };
+    // upstream-notes: 406 is "requests per minute exceeded" on this platform; nothing is applied.
+    const refused = limited(req, a.principal, () =>
+      errorItem(406, "Requests per minute exceeded for this company; wait for the reset"),
+    );
+    if (refused) return { reply: refused, principal: a.principal };
     const ctx = { req, params: m.params, query: url.searchParams, rawBody: body, auth: a.principal };
     return { reply: await m.handler(ctx), principal: a.principal };
   }
@@ -208,7 +241,7 @@ export function createPipeline(deps: PipelineDeps) {
         return write(res, errorItem(413, `Request body exceeds ${MAX_BODY_BYTES} bytes`));
       }
       const { reply, principal } = await dispatch(req, method, url, body.text);
-      write(res, await persisted(reply), principal);
+      write(res, withLimitHeaders(req, await persisted(reply)), principal);
       logger.debug("sandbox request", {
         method,
         path: url.pathname,

@@ -46,6 +46,17 @@ describe("parseCli", () => {
     expect(parseCli(["-v"])).toEqual({ command: "version" });
   });
 
+  it("--rate-limit N with --sandbox makes the simulator play the platform's limit", () => {
+    expect(parseCli(["--sandbox", "--rate-limit", "200"])).toMatchObject({
+      sandbox: true,
+      sandboxRateLimit: 200,
+    });
+    expect(parseCli(["--sandbox"])).not.toHaveProperty("sandboxRateLimit");
+    expect(() => parseCli(["--rate-limit", "200"])).toThrow("--rate-limit: only applies with --sandbox");
+    expect(() => parseCli(["--sandbox", "--rate-limit", "0"])).toThrow("--rate-limit: a whole number");
+    expect(() => parseCli(["--sandbox", "--rate-limit", "2.5"])).toThrow("--rate-limit: a whole number");
+  });
+
   it.each([
     [["--nope"], "--nope"],
     [["--port", "80"], "--port"],

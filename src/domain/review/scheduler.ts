@@ -135,12 +135,14 @@ class PageRunner {
 }
 
 /**
- * How long the upstream asked to wait, read defensively from the error's details: `retryAfterMs`,
- * `resetAt` (epoch ms) or `retryAfterSeconds`, whichever the client gave.
+ * How long the upstream or the company's budget asks to wait: the error's `retryAt` (epoch ms),
+ * else, defensively, its details' `retryAfterMs`, `resetAt` or `retryAfterSeconds`.
  */
 export function retryAfterMs(error: ApiError, now = Date.now()): number | undefined {
   const d = (error.details ?? {}) as Record<string, unknown>;
   const positive = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+  const at = positive(error.retryAt);
+  if (at !== undefined) return Math.max(0, at - now);
   const ms = positive(d.retryAfterMs);
   if (ms !== undefined) return ms;
   const reset = positive(d.resetAt);

@@ -45,6 +45,8 @@ export interface HttpOptions {
   abandon?: () => void;
   /** The idempotency store's state, shown by /healthz ("degraded": keyed writes are refused, the rest works). */
   storeHealth?: () => { status: "ok" | "degraded" };
+  /** More of /healthz (each company's request budget: src/hosting/rate-budgets.ts budgetHealth). */
+  healthExtra?: () => Record<string, unknown>;
 }
 
 /** Admission counters: requests being served now, the most at once, and how many were refused as busy. */
@@ -473,6 +475,7 @@ export async function startHttp(
             version: options.version,
             in_flight: processGate.inFlight,
             ...(store === undefined ? {} : { idempotency: store }),
+            ...options.healthExtra?.(),
           });
           return;
         }

@@ -103,5 +103,7 @@ describe("runWalk", () => {
     expect(retryAfterMs(limited({ resetAt: 11_000 }), 10_000)).toBe(1000);
     expect(retryAfterMs(limited({ retryAfterSeconds: 3 }))).toBe(3000);
     expect(retryAfterMs(limited({}))).toBeUndefined();
+    const told = new ApiError({ code: "RATE_LIMITED", message: "budget", retryAt: 12_500 });
+    expect(retryAfterMs(told, 10_000)).toBe(2500);
   });
 });
