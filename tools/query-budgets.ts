@@ -90,7 +90,7 @@ export const QueryBudgetsOutput = z.object({
   notes: z.array(z.string()).optional(),
 });
 
-/** The snapshot key: the window as asked (a relative window is the same window a minute later), type_date, the filters sent upstream, and whether unknown fields are kept. */
+/** The snapshot key: the window as asked (a relative window is the same window a minute later), type_date, the filters sent upstream, and the view (what each budget keeps). */
 function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number | undefined) {
   const asked = {
     since: input.since ?? null,
@@ -99,7 +99,7 @@ function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number |
     status: status ?? null,
     id: input.id ?? null,
     wo_folio: input.wo_folio ?? null,
-    full: input.view === "full",
+    view: input.view ?? "compact",
   };
   const described = [
     `since ${asked.since ?? "default (30 days)"}`,
@@ -108,7 +108,7 @@ function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number |
     ...(asked.status === null ? [] : [`status ${asked.status}`]),
     ...(asked.id === null ? [] : [`id ${asked.id}`]),
     ...(asked.wo_folio === null ? [] : [`wo_folio ${asked.wo_folio}`]),
-    ...(asked.full ? ["view full"] : []),
+    ...(asked.view === "compact" ? [] : [`view ${asked.view}`]),
   ].join(", ");
   return { key: JSON.stringify(asked), described };
 }

@@ -180,7 +180,7 @@ export async function reviewBudgets(
       described: source.described,
       window: deps.window,
       maxRecords,
-      full: deps.view === "full",
+      keep: deps.view,
       discount: deps.discount,
       resume: source.resume,
       fresh: source.fresh,

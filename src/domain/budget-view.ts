@@ -42,6 +42,8 @@ export interface PricedBudget {
   total: Exact;
   /** After the discount; present only with a DiscountKind. */
   net?: Exact;
+  /** The number of lines, when the lines themselves were not kept (a review's compact snapshot). */
+  lineCount?: number;
 }
 
 const HUNDRED_PERCENT = exact(100);
@@ -84,7 +86,7 @@ export function clip<T extends string | null | undefined>(text: T): T {
 const currencyFields = (c: Currency) =>
   c.mapped ? { currency: c.code } : { currency: clip(c.code), currency_unmapped: true as const };
 
-export function compactBudget({ budget: b, currency, total, net }: PricedBudget): CompactBudget {
+export function compactBudget({ budget: b, currency, total, net, lineCount }: PricedBudget): CompactBudget {
   const compact: CompactBudget = {
     folio: clip(b.folio),
     wo_folio: clip(b.wo_folio),
@@ -96,7 +98,7 @@ export function compactBudget({ budget: b, currency, total, net }: PricedBudget)
     ...currencyFields(currency),
     items_total: toNumber(total, currency),
     discount: b.discount,
-    line_count: b.list_items.length,
+    line_count: lineCount ?? b.list_items.length,
     date_create: day(b.date_create)!,
     approval_date: day(b.approval_date),
   };

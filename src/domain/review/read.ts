@@ -7,6 +7,7 @@
 
 import type { DiscountKind } from "../budget-view.js";
 import type { ResolvedPeriod } from "../period.js";
+import type { Keep } from "./records.js";
 import { runWalk, type ScheduleDeps, type Stop } from "./scheduler.js";
 import type { TenantSnapshots } from "./snapshots.js";
 import { WalkState } from "./walk.js";
@@ -18,7 +19,8 @@ export interface ReadAsk {
   described: string;
   window: ResolvedPeriod;
   maxRecords: number;
-  full: boolean;
+  /** What each budget keeps: what the view shows. */
+  keep: Keep;
   discount: DiscountKind | undefined;
   resume?: string | undefined;
   fresh?: boolean | undefined;
@@ -56,7 +58,7 @@ export async function readReview(ask: ReadAsk, deps: ReadDeps): Promise<Read> {
   const shared = earlier !== undefined && (earlier.readers === 0 || ask.resume !== undefined);
   const state = shared
     ? earlier
-    : new WalkState(ask.window, deps.clock(), { full: ask.full, discount: ask.discount });
+    : new WalkState(ask.window, deps.clock(), { keep: ask.keep, discount: ask.discount });
   const done = state.finished(ask.maxRecords);
   deps.onSnapshot?.(shared && done);
   if (done)

@@ -1,12 +1,11 @@
 /**
- * A budget as a review keeps it (interface.md §6c): known fields only unless the view is "full"
- * (unknown upstream fields can be huge), amounts checked before they are summed, priced once. A
+ * A budget as a review keeps it (interface.md §6c): what its view shows, unknown fields only in view
+ * "full" (they can be huge), amounts checked before they are summed, priced once. A
  * budget with an absurd amount is left out and counted (`skipped`, with the folio and the reason),
  * never an internal error. `weightOf` estimates the memory a parsed value holds, for the bytes in
  * flight and the snapshot's cap.
  */
 
-import { BudgetListItemSchema, BudgetSchema } from "../../client/schemas.js";
 import type { Budget } from "../../client/types.js";
 import { type DiscountKind, type PricedBudget, price } from "../budget-view.js";
 
@@ -25,8 +24,35 @@ export interface Skipped {
   reason: string;
 }
 
-const BUDGET_KEYS = Object.keys(BudgetSchema.shape);
-const LINE_KEYS = Object.keys(BudgetListItemSchema.shape);
+/** What a review keeps of each budget: what its view shows, no more (the snapshot holds thousands). */
+export type Keep = "compact" | "detail" | "full";
+
+/** The fields the filters, groups, sorts and the compact view read (budget-review.ts, budget-summary.ts, budget-view.ts). */
+const COMPACT_KEYS = [
+  "id",
+  "folio",
+  "wo_folio",
+  "status",
+  "id_status_work_order",
+  "third_parties_name",
+  "third_parties_code",
+  "costs_center_description",
+  "id_cost_center",
+  "currency_description",
+  "discount",
+  "date_create",
+  "approval_date",
+];
+/** The detail view adds the lines (no third party's address, e-mail or phones). */
+const DETAIL_LINE_KEYS = [
+  "type_resource",
+  "qty",
+  "unit_cost",
+  "total_cost",
+  "items_log_description",
+  "hrl_description",
+  "stl_description",
+];
 
 function pick<T extends object>(record: T, keys: readonly string[]): T {
   const out: Record<string, unknown> = {};
@@ -34,10 +60,12 @@ function pick<T extends object>(record: T, keys: readonly string[]): T {
   return out as T;
 }
 
-/** The budget without the fields api-spec §2.3 does not name (its lines too). */
-export function knownFields(b: Budget): Budget {
-  const kept = pick(b, BUDGET_KEYS);
-  kept.list_items = b.list_items.map((l) => pick(l, LINE_KEYS));
+/** What `keep` needs of the budget: every field (full), or the compact fields and, for detail, the lines. */
+function trimmed(b: Budget, keep: Keep): Budget {
+  if (keep === "full") return b;
+  const kept = pick(b, COMPACT_KEYS);
+  kept.list_items = keep === "detail" ? b.list_items.map((l) => pick(l, DETAIL_LINE_KEYS)) : [];
+  if (keep === "detail") kept.note = b.note;
   return kept;
 }
 
@@ -58,13 +86,17 @@ export function absurdAmount(b: Budget): string | undefined {
 /** The budget priced and trimmed, or why it is left out. */
 export function admit(
   b: Budget,
-  options: { full: boolean; discount: DiscountKind | undefined },
+  options: { keep: Keep; discount: DiscountKind | undefined },
 ): { kept: PricedBudget } | { skipped: Skipped } {
   const bad = absurdAmount(b);
   if (bad !== undefined)
     return { skipped: { folio: String(b.folio), reason: `${bad}: not a finite amount within ±10^15` } };
   try {
-    return { kept: price(options.full ? b : knownFields(b), options.discount) };
+    // Priced from every line, then trimmed: the compact view keeps the line count, not the lines.
+    const priced = price(b, options.discount);
+    priced.budget = trimmed(b, options.keep);
+    if (options.keep === "compact") priced.lineCount = b.list_items.length;
+    return { kept: priced };
   } catch (e) {
     // price() parses every line total exactly; a value it cannot read is the upstream's fault.
     return { skipped: { folio: String(b.folio), reason: e instanceof Error ? e.message : String(e) } };

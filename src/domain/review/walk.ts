@@ -12,7 +12,7 @@ import { ApiError, ERROR_CODES } from "../../errors/api-error.js";
 import type { DiscountKind } from "../budget-view.js";
 import { MAX_PAGE_SIZE } from "../paging.js";
 import type { ResolvedPeriod } from "../period.js";
-import { admit, type Kept, type Skipped, weightOf } from "./records.js";
+import { admit, type Keep, type Kept, type Skipped, weightOf } from "./records.js";
 
 /** Skipped budgets listed by folio in a result; the rest are counted. */
 const SKIPPED_LISTED = 20;
@@ -24,7 +24,7 @@ export interface PageAsk {
 }
 
 export interface WalkOptions {
-  full: boolean;
+  keep: Keep;
   discount: DiscountKind | undefined;
 }
 

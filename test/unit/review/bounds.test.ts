@@ -13,7 +13,7 @@ import { makeBudget } from "../../helpers/budget-upstream.js";
 const records = (n: number, name: (i: number) => string): Kept[] =>
   Array.from({ length: n }, (_, i) => {
     const admitted = admit(makeBudget(i, { third_parties_name: name(i) }), {
-      full: false,
+      keep: "compact",
       discount: undefined,
     });
     if (!("kept" in admitted)) throw new Error("not admitted");

@@ -13,7 +13,7 @@ import { ApiError } from "../../../src/errors/api-error.js";
 import { makeBudget } from "../../helpers/budget-upstream.js";
 
 const list = Array.from({ length: 1000 }, (_, i) => makeBudget(i));
-const newState = () => new WalkState({} as ResolvedPeriod, 0, { full: false, discount: undefined });
+const newState = () => new WalkState({} as ResolvedPeriod, 0, { keep: "compact", discount: undefined });
 const limited = (details: Record<string, unknown>) =>
   new ApiError({ code: "RATE_LIMITED", status: 406, message: "too many requests", retryable: true, details });
 

@@ -5,7 +5,7 @@ import { SnapshotStore } from "../../../src/domain/review/snapshots.js";
 import { WalkState } from "../../../src/domain/review/walk.js";
 
 const state = (weight = 100) => {
-  const s = new WalkState({} as ResolvedPeriod, 0, { full: false, discount: undefined });
+  const s = new WalkState({} as ResolvedPeriod, 0, { keep: "compact", discount: undefined });
   s.weight = weight;
   return s;
 };

@@ -7,7 +7,7 @@ import { ApiError } from "../../../src/errors/api-error.js";
 import { makeBudget } from "../../helpers/budget-upstream.js";
 
 const list = Array.from({ length: 1000 }, (_, i) => makeBudget(i));
-const newState = () => new WalkState({} as ResolvedPeriod, 0, { full: false, discount: undefined });
+const newState = () => new WalkState({} as ResolvedPeriod, 0, { keep: "compact", discount: undefined });
 const page = (at: number, n: number, total = 1000) => ({ data: list.slice(at, at + n), total });
 
 /** Take every page due and answer each from `answer`. */
