@@ -49,7 +49,15 @@ async function reviewThroughResume(client, args) {
 async function directTotals(sb, limit, since, until) {
   const get = await directClient(sb);
   const cents = {};
-  const codes = { "US Dollar": "USD", Euro: "EUR", "Chilean Peso": "CLP", "Peso chileno": "CLP" };
+  // The sandbox's names (src/sandbox/seed-bulk.ts), written out here: an oracle, not our mapping.
+  const codes = {
+    "US Dollar": "USD",
+    Euro: "EUR",
+    "Chilean Peso": "CLP",
+    "Peso chileno": "CLP",
+    "Mexican Peso": "MXN",
+    "Peso mexicano": "MXN",
+  };
   const perWindow = Math.floor(limit.perMinute * SHARE);
   for (let start = 0, sent = 0; ; start += 100) {
     if (++sent % perWindow === 0) await new Promise((r) => setTimeout(r, limit.windowMs));
@@ -60,6 +68,8 @@ async function directTotals(sb, limit, since, until) {
     }
     if (page.data.length < 100) break;
   }
+  // Our totals are rounded once to the currency's digits (CLP has none).
+  if (cents.CLP !== undefined) cents.CLP = Math.round(cents.CLP / 100) * 100;
   return cents;
 }
 

@@ -42,9 +42,14 @@ export type Stop =
 export async function runWalk(state: WalkState, maxRecords: number, deps: ScheduleDeps): Promise<Stop> {
   const stop = new AbortController();
   const signals = [deps.signal, stop.signal, ...(deps.deadline ? [deps.deadline.signal] : [])];
+  // Ends the waits before a request (bytes, a 406's reset) and the dispatch of new pages.
   const signal = AbortSignal.any(signals);
+  // Ends requests already sent: cancellation at once, a stop after a short grace (see graceAfter).
+  const requests = new AbortController();
+  const grace = graceAfter(signal, requests);
+  const sent = AbortSignal.any([deps.signal, requests.signal]);
   let stopped: Stop | undefined;
-  const run = new PageRunner(state, maxRecords, deps, signal, (s) => {
+  const run = new PageRunner(state, maxRecords, deps, signal, sent, (s) => {
     stopped ??= s;
     stop.abort();
   });
@@ -59,6 +64,7 @@ export async function runWalk(state: WalkState, maxRecords: number, deps: Schedu
     if (running.size === 0) break;
     await Promise.race(running);
   }
+  grace.clear();
   if (deps.signal.aborted) throw cancelled();
   // A failure that waiting would not cure (a bad page, a refused credential) is the call's error.
   if (stopped?.kind === "failed" && !(stopped.error instanceof ApiError && stopped.error.retryable))
@@ -66,6 +72,29 @@ export async function runWalk(state: WalkState, maxRecords: number, deps: Schedu
   if (stopped) return stopped;
   if (deps.deadline?.signal.aborted && !state.finished(maxRecords)) return { kind: "deadline" };
   return { kind: "done" };
+}
+
+/** In-flight pages may finish this long after a stop (the deadline, a 406) before they are aborted. */
+export const STOP_GRACE_MS = 2_000;
+
+/**
+ * IMPORTANT: a request aborted after it left may still reach the upstream and count against the
+ * company's limit; so a stop lets pages in flight finish (their answers are kept) for a short grace,
+ * then aborts them, so the call still returns about on time.
+ */
+function graceAfter(stop: AbortSignal, requests: AbortController): { clear(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const onStop = () => {
+    timer = setTimeout(() => requests.abort(stop.reason), STOP_GRACE_MS);
+  };
+  if (stop.aborted) onStop();
+  else stop.addEventListener("abort", onStop, { once: true });
+  return {
+    clear: () => {
+      stop.removeEventListener("abort", onStop);
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** One page at a time: bytes, pacing after a 406, the request, the state, progress. */
@@ -78,6 +107,7 @@ class PageRunner {
     readonly maxRecords: number,
     readonly deps: ScheduleDeps,
     readonly signal: AbortSignal,
+    readonly sent: AbortSignal,
     readonly halt: (stop: Stop) => void,
   ) {}
 
@@ -87,13 +117,15 @@ class PageRunner {
     try {
       await this.#waitForReset();
       grant = await deps.inflight.acquire(this.#estimate, signal);
-      const page = await deps.fetchPage(at, limit, signal);
+      signal.throwIfAborted();
+      const page = await deps.fetchPage(at, limit, this.sent);
       const bytes = weightOf(page.data);
       grant.resize(bytes);
       this.#estimate = Math.max(this.#estimate, bytes);
       state.accept(at, page, limit);
     } catch (error) {
       state.giveBack(at);
+      // After a stop, a page's failure (its wait aborted, the grace passed) changes nothing: it is due again.
       if (!signal.aborted) this.#failed(error);
       return;
     } finally {
