@@ -4,7 +4,7 @@
  * Our server (stdio, MMS_REVIEW_DEADLINE_MS=8000, so a review of thousands of pages must go through
  * `resume`) reviews 10,000, 20,000 and 30,000 budgets, each with a fresh server, calling again with
  * `resume` until complete, while a second integration of the same company reads at 50 a minute
- * throughout. Then a regroup of the same window (another group_by), answered from the snapshot.
+ * throughout. Then five regroups of the same window (other group_by), answered from the snapshot.
  * Targets: the 30,000 review complete with totals equal to a direct (paced) read's; no 406 for
  * either client; ours never above its share (100) in any window; the regroup under 2 % of the
  * first review's time; the server's peak RSS flat in N (30,000 within 1.15 x of 10,000).
@@ -107,13 +107,22 @@ export default async function reviewPace() {
         try {
           await ours.client.listTools();
           const first = await reviewThroughResume(ours.client, args);
-          const t = now();
-          const regroup = await callOk(ours.client, "query_budgets", {
-            ...args,
-            group_by: ["status", "currency"],
-          });
-          const regroupMs = now() - t;
-          const fromSnapshot = /^(\[sandbox\] )?As of /.test(regroup.content[0].text);
+          // Five regroups of the window (the view's controls), each answered from the snapshot: the median.
+          const regroups = [];
+          let fromSnapshot = true;
+          for (const group_by of [
+            ["status", "currency"],
+            ["month", "currency"],
+            ["cost_center"],
+            ["age"],
+            ["third_party"],
+          ]) {
+            const t = now();
+            const regroup = await callOk(ours.client, "query_budgets", { ...args, group_by });
+            regroups.push(now() - t);
+            fromSnapshot &&= /^(\[sandbox\] )?As of /.test(regroup.content[0].text);
+          }
+          const regroupMs = regroups.sort((a, b) => a - b)[2];
           figures[size] = { ...first, regroupMs, fromSnapshot, peak: peakMiB(ours.pid), args };
         } finally {
           await ours.close();
@@ -153,7 +162,7 @@ export default async function reviewPace() {
       series: `ours: ${size.toLocaleString("en-US")} budgets, first review (s)`,
       n: f.calls,
       median: f.ms / 1000,
-      note: `${f.calls} calls (resume), ${f.r.review?.scanned?.toLocaleString("en-US")} scanned, complete ${f.r.complete}; regroup from the snapshot ${f.regroupMs.toFixed(0)} ms (${((100 * f.regroupMs) / f.ms).toFixed(2)} %, as of: ${f.fromSnapshot}); peak RSS ${f.peak.toFixed(1)} MiB`,
+      note: `${f.calls} calls (resume), ${f.r.review?.scanned?.toLocaleString("en-US")} scanned, complete ${f.r.complete}; regroup from the snapshot ${f.regroupMs.toFixed(0)} ms (median of 5) (${((100 * f.regroupMs) / f.ms).toFixed(2)} %, as of: ${f.fromSnapshot}); peak RSS ${f.peak.toFixed(1)} MiB`,
     });
   }
   rows.push({
@@ -188,7 +197,7 @@ export default async function reviewPace() {
         met: mine.maxInWindow > 0 && mine.maxInWindow <= share,
       },
       {
-        name: "10. review through resume: regroup from the snapshot / first review, 30,000",
+        name: "10. review through resume: regroup from the snapshot (median of 5) / first review, 30,000",
         figure: `${(100 * regroupShare).toFixed(2)} % (${large.regroupMs.toFixed(0)} ms of ${(large.ms / 1000).toFixed(1)} s)`,
         target: "< 2 %, read from the snapshot",
         met: regroupShare < 0.02 && large.fromSnapshot,
