@@ -74,8 +74,8 @@ export default defineTool({
   description: [
     "Add tools/spare parts (INVENTORY), labour (HUMAN_RESOURCES) or services (SERVICES) to a task of a task plan.",
     "Use this tool when planning what a task needs. All-or-nothing. idempotency_key makes a retry safe.",
-    "dry_run cannot tell whether the plan, task or ids exist (no API to ask).",
-    "Quantity is always 1; unit_cost comes from the source record (0 if none).",
+    "dry_run cannot check that the plan, task or ids exist.",
+    "Quantity is always 1; unit_cost comes from the source record (else 0).",
     'Example: {"id_group_task": 1, "id_task": 101, "resources": [{"type_description": "INVENTORY", "id_item": 1001}]}',
   ].join("\n"),
   inputSchema: AddTaskResourcesInput,

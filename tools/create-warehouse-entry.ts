@@ -116,8 +116,8 @@ export default defineTool({
   title: "Register a warehouse stock entry",
   description: [
     "Register stock arriving in a warehouse: a new purchase, a receipt from a purchase order, or a return of an exit.",
-    "Use this tool when goods arrive. Use idempotency_key so a retry cannot enter goods twice.",
-    "dry_run cannot tell whether the warehouse, codes, user, order or exit exist (no API to ask).",
+    "Use this tool when goods arrive; idempotency_key makes a retry safe.",
+    "dry_run cannot check that the warehouse, codes, user, order or exit exist.",
     "From an order or exit: is_from_movement=true and its folio/document; omit items to receive all pending.",
     'Example: {"warehouse_code": "WH-MAIN", "movement_type": "purchase", "document": "INV-118", "code_user": "HR-001", "items": [{"code": "SP-1003", "qty": 4, "unit_cost": 12.5}]}',
   ].join("\n"),

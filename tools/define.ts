@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { HubApi, MaintenanceApi } from "../src/client/types.js";
+import type { ReviewServices } from "../src/domain/review/services.js";
 import type { IdempotencyStore } from "../src/idempotency/store.js";
 import type { Logger } from "../src/telemetry/logger.js";
 
@@ -45,10 +46,15 @@ export interface ToolContext {
   now(): Date;
   /** How the upstream's budget discount reads (MMS_BUDGET_DISCOUNT); undefined when the operator did not say. */
   budgetDiscount?: "percent" | "amount" | undefined;
-  /** The call runs as an MCP task: a review runs to completion, no MMS_REVIEW_DEADLINE_MS. */
-  asTask?: boolean;
   /** Days of work orders read before since for type_date budget_created (MMS_BUDGET_LOOKBACK_DAYS). */
   budgetLookbackDays?: number | undefined;
+  /**
+   * This tenant's review snapshots, the process's cap on bytes in flight, the review deadline
+   * (interface.md §6c). The server always sets it; absent, a review keeps no snapshot beyond the call.
+   */
+  reviews?: ReviewServices;
+  /** The call runs as an MCP task: a review runs to completion, no MMS_REVIEW_DEADLINE_MS (still cancellable by `signal`). */
+  asTask?: boolean;
 }
 
 /** What a confirmation of a write would meet: `detail` says why a write would be refused. */

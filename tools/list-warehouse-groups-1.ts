@@ -12,11 +12,8 @@ export const ListWarehouseGroups1Input = z.strictObject({
   state: z
     .enum(["enabled", "disabled", "all"])
     .optional()
-    .describe("enabled (default), disabled or all; disabled/all read every page and count both."),
-  only_enabled: z
-    .boolean()
-    .optional()
-    .describe("Older form of state, paged as before: true = enabled, false = all."),
+    .describe("enabled (default), disabled or all (read every page, count both)."),
+  only_enabled: z.boolean().optional().describe("Legacy: true = state enabled, false = all."),
   start,
   limit: limit(DEFAULT_LIMIT),
   all,
@@ -79,7 +76,7 @@ export default defineTool({
   title: "List warehouse classification 1",
   description: [
     "List the company's warehouse classification 1 catalogue, in id order.",
-    'Use this tool to find a classification id or name, or which are disabled (state "disabled", one call).',
+    "Use this tool to find a classification id or name, or the disabled ones.",
     'Example: {"state": "disabled"}',
   ].join("\n"),
   inputSchema: ListWarehouseGroups1Input,

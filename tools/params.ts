@@ -102,5 +102,5 @@ export const decimal = (schema: z.ZodNumber) =>
   });
 
 /** Shared by the writers: same words, same semantics (src/idempotency/store.ts). */
-export const dryRun = z.boolean().optional().describe("Local checks and key lookup only; sends nothing.");
-export const idempotencyKey = text(200, "A retry with it returns the first result (24 h).").optional();
+export const dryRun = z.boolean().optional().describe("Checks only; sends nothing.");
+export const idempotencyKey = text(200, "A retry returns the first result (24 h).").optional();

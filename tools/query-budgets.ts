@@ -4,6 +4,7 @@
  * per-currency summaries over every page of the period, with progress.
  */
 import { z } from "zod";
+import type { BudgetQuery } from "../src/client/types.js";
 import {
   budgetsText,
   listBudgets,
@@ -12,8 +13,14 @@ import {
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
 import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
+import {
+  createReviewServices,
+  type Deadline as ReviewDeadline,
+  type ReviewServices,
+} from "../src/domain/review/services.js";
 import { UserInputError } from "../src/errors/api-error.js";
-import { defineTool } from "./define.js";
+import { countSnapshot } from "../src/telemetry/metrics.js";
+import { defineTool, type ToolContext } from "./define.js";
 import { all, isoDate, limit, pageInfo, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
@@ -33,9 +40,7 @@ export const QueryBudgetsInput = z.strictObject({
   id: text(100, "Budget folio.").optional(),
   status: z.literal(["pending", "approved", "rejected", "cancelled", 1, 2, 3]).optional(),
   wo_folio: text(100).optional(),
-  since: isoDate(
-    'ISO 8601 (UTC if no offset), a duration back from now (P90D, PT12H) or "all"; default P30D.',
-  ),
+  since: isoDate('ISO 8601, a duration back (P90D, PT12H) or "all"; default P30D.'),
   until: isoDate('ISO 8601 or "now" (default).'),
   type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date: the WORK ORDER's creation."),
   currency: z
@@ -49,7 +54,7 @@ export const QueryBudgetsInput = z.strictObject({
   amount: z
     .enum(["items", "net"])
     .optional()
-    .describe("For bounds, sort, group_by; net: after discount (needs MMS_BUDGET_DISCOUNT)."),
+    .describe("For bounds, sort, group_by; net needs MMS_BUDGET_DISCOUNT."),
   sort: z.enum(["total_desc", "total_asc", "date_desc", "date_asc"]).optional(),
   group_by: z.array(z.enum(GROUPS)).optional(),
   start,
@@ -63,6 +68,8 @@ export const QueryBudgetsInput = z.strictObject({
     .optional()
     .describe("Default 1000; over 10000 needs group_by."),
   view: z.enum(["compact", "detail", "full"]).optional(),
+  resume: z.string().optional(),
+  fresh: z.boolean().optional(),
 });
 
 export const QueryBudgetsOutput = z.object({
@@ -76,18 +83,84 @@ export const QueryBudgetsOutput = z.object({
   subtotals: z.array(z.looseObject({})).optional(),
   pending_age: z.array(z.looseObject({})).optional(),
   review: z.looseObject({}).optional(),
+  as_of: z.string().optional(),
+  resume: z.string().optional(),
   notes: z.array(z.string()).optional(),
 });
+
+/** The snapshot key: the window as asked (a relative window is the same window a minute later), type_date, the filters sent upstream, and the view (what each budget keeps). */
+function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number | undefined) {
+  const asked = {
+    since: input.since ?? null,
+    until: input.until ?? null,
+    type_date: input.type_date ?? "creation_date",
+    status: status ?? null,
+    id: input.id ?? null,
+    wo_folio: input.wo_folio ?? null,
+    view: input.view ?? "compact",
+  };
+  const described = [
+    `since ${asked.since ?? "default (30 days)"}`,
+    `until ${asked.until ?? "now"}`,
+    asked.type_date,
+    ...(asked.status === null ? [] : [`status ${asked.status}`]),
+    ...(asked.id === null ? [] : [`id ${asked.id}`]),
+    ...(asked.wo_folio === null ? [] : [`wo_folio ${asked.wo_folio}`]),
+    ...(asked.view === "compact" ? [] : [`view ${asked.view}`]),
+  ].join(", ");
+  return { key: JSON.stringify(asked), described };
+}
+
+type Deadline = ReviewDeadline | undefined;
+
+/** Run `review` under the call's deadline (none for an MCP task), its timer cleared after. */
+async function withDeadline<T>(
+  reviews: ReviewServices | undefined,
+  review: (deadline: Deadline) => Promise<T>,
+): Promise<T> {
+  if (reviews === undefined) return review(undefined);
+  const deadline = reviews.startDeadline(reviews.deadlineMs);
+  try {
+    return await review(deadline);
+  } finally {
+    deadline.clear();
+  }
+}
+
+function reviewSource(
+  input: z.output<typeof QueryBudgetsInput>,
+  query: Omit<BudgetQuery, "start" | "limit">,
+  ctx: ToolContext,
+  reviews: ReviewServices,
+  deadline: Deadline,
+) {
+  return {
+    ...snapshotKey(input, query.status),
+    resume: input.resume,
+    fresh: input.fresh,
+    deadlineMs: deadline === undefined ? undefined : reviews.deadlineMs,
+    snapshots: reviews.snapshots,
+    inflight: reviews.inflight,
+    signal: ctx.signal,
+    deadline,
+    clock: Date.now,
+    onSnapshot: countSnapshot,
+    fetchPage: (start: number, limit: number, signal: AbortSignal) =>
+      // The client's budget waits end at the deadline (RATE_LIMITED with retryAt) rather than past it.
+      ctx.api.queryBudgets({ ...query, start, limit }, { signal, deadline: deadline?.at }),
+  };
+}
 
 export default defineTool({
   name: "query_budgets",
   title: "Query work-order budgets",
   description: [
-    "List work-order budgets. Compact view: folio, work order, status, cost center, third party, ISO currency, items_total, line_count, dates; detail adds discount, note and lines.",
+    "List work-order budgets. Compact: folio, work order, status, cost center, third party, currency, items_total, line_count, dates; detail adds discount, note, lines.",
     "items_total: sum of line totals, before discount and taxes.",
-    "Use this tool to review budgets: filters, sort and group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
+    "Reviews: filters, sort, group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
     'Budgets created in a period: type_date "budget_created".',
-    'Totals per currency: Example: {"status": "pending", "group_by": ["currency"]}',
+    "A partial review (deadline) goes on with the call plus its resume. Rereads use a snapshot (as_of) unless fresh.",
+    'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
   outputSchema: QueryBudgetsOutput,
@@ -96,6 +169,7 @@ export default defineTool({
   taskSupport: "optional",
   prefersTask: (input) =>
     input.all === true ||
+    input.type_date === "budget_created" ||
     wantsReview({ ...input, currency: input.currency === undefined ? undefined : [input.currency].flat() }),
   async handler(input, ctx): Promise<QueryBudgetsResult> {
     // api-spec §4.4: the API ignores wo_folio when id is sent; refuse rather than drop it silently.
@@ -155,8 +229,21 @@ export default defineTool({
       currency: typeof input.currency === "string" ? [input.currency] : input.currency,
     };
     // budget_created filters what the API sends on the budget's own date: only a review can.
-    const review = wantsReview(args) || window.period.type_date === "budget_created";
-    return review ? reviewBudgets(args, deps) : listBudgets(args, deps);
+    if (!wantsReview(args) && window.period.type_date !== "budget_created") {
+      if (input.resume !== undefined)
+        throw new UserInputError(
+          "resume continues a review (a call with group_by, sort or a filter the API lacks); this call lists one page: use start instead",
+          { field: "resume" },
+        );
+      return listBudgets(args, deps);
+    }
+    const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
+    return withDeadline(ctx.asTask ? undefined : reviews, (deadline) =>
+      reviewBudgets(args, {
+        ...deps,
+        source: reviewSource(input, query, ctx, reviews, deadline),
+      }),
+    );
   },
   toText: (out) => budgetsText(out as QueryBudgetsResult),
 });

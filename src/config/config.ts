@@ -102,6 +102,8 @@ export interface Config {
   redisTimeoutMs?: number | undefined;
   /** How long a finished MCP task's result is kept (MMS_TASK_TTL_SECONDS, interface.md §6c); loadConfig sets it (default 900). */
   taskTtlSeconds?: number | undefined;
+  /** Reviews (interface.md §6c): the call's deadline, the snapshots' life and memory, bytes in flight; loadConfig sets it. */
+  reviews?: { deadlineMs: number; cacheSeconds: number; cacheMb: number; inflightMb: number } | undefined;
 }
 
 const httpUrl = z
@@ -191,6 +193,12 @@ function parseValues(env: Env) {
       0.5,
     ),
     rateWindowMs: parse("MMS_RATE_WINDOW_MS", intIn(100, 3_600_000), 60_000),
+    reviews: {
+      deadlineMs: parse("MMS_REVIEW_DEADLINE_MS", intIn(1_000, 3_600_000), 45_000),
+      cacheSeconds: parse("MMS_REVIEW_CACHE_SECONDS", intIn(0, 86_400), 300),
+      cacheMb: parse("MMS_REVIEW_CACHE_MB", intIn(0, 65_536), 64),
+      inflightMb: parse("MMS_INFLIGHT_MB", intIn(1, 65_536), 64),
+    },
     logLevel: parse<LogLevel>(
       "LOG_LEVEL",
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
@@ -256,6 +264,7 @@ export function loadConfig(env: Env): Config {
     rate: { limit: values.rateLimit, share: values.rateShare, windowMs: values.rateWindowMs },
     redisTimeoutMs: values.redisTimeoutMs,
     taskTtlSeconds: values.taskTtlSeconds,
+    reviews: values.reviews,
   };
 }
 

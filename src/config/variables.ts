@@ -64,6 +64,22 @@ export const VARIABLES: readonly Variable[] = [
     summary: "type_date budget_created: days of work orders read before since (default 365)",
   },
   {
+    name: "MMS_REVIEW_DEADLINE_MS",
+    group: "upstream",
+    summary: "a review call returns by then, resumable (45000)",
+  },
+  {
+    name: "MMS_REVIEW_CACHE_SECONDS",
+    group: "upstream",
+    summary: "how long a review's snapshot is kept (300)",
+  },
+  {
+    name: "MMS_REVIEW_CACHE_MB",
+    group: "upstream",
+    summary: "memory for review snapshots, per process (64)",
+  },
+  { name: "MMS_INFLIGHT_MB", group: "upstream", summary: "upstream page bytes in flight, per process (64)" },
+  {
     name: "MMS_SANDBOX",
     group: "switches",
     summary: "true: --sandbox (the embedded simulator, demo data)",
@@ -131,10 +147,6 @@ export const VARIABLES: readonly Variable[] = [
   { name: "MMS_TASK_TTL_SECONDS", group: "http", summary: "how long a finished MCP task is kept (900)" },
   { name: "REDIS_URL", group: "http", summary: "redis:// URL: idempotency records shared by replicas" },
   { name: "MCP_REDIS_TIMEOUT_MS", group: "http", summary: "deadline of each Redis command (default 1000)" },
-  { name: "MMS_REVIEW_DEADLINE_MS", group: "upstream", summary: "longest a budget review runs, in ms" },
-  { name: "MMS_REVIEW_CACHE_SECONDS", group: "upstream", summary: "how long review pages are reused" },
-  { name: "MMS_REVIEW_CACHE_MB", group: "upstream", summary: "memory the review cache may hold, in MB" },
-  { name: "MMS_INFLIGHT_MB", group: "upstream", summary: "memory of answers in flight, in MB" },
   { name: "OTEL_EXPORTER_OTLP_ENDPOINT", group: "tracing", summary: "OTLP/HTTP collector: turns tracing on" },
   {
     name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",

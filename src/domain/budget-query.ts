@@ -6,32 +6,28 @@
  * at a record boundary to fit the host, with where to go on.
  */
 import type { Budget, Page } from "../client/types.js";
-import { alsoKeep, basisFilter, basisNotes, monthOf } from "./basis.js";
+import { basisNotes } from "./basis.js";
 import {
   CONTEXT,
   fitRecords,
+  type PartialWalk,
   type QueryBudgetsResult,
   type ResultContext,
   recordCost,
   shapeAll,
   type View,
 } from "./budget-result.js";
-import {
-  type GroupKey,
-  matcher,
-  type Ranked,
-  type ReviewFilters,
-  rankOrder,
-  type Sort,
-  TopN,
-} from "./budget-review.js";
-import { BudgetSummary } from "./budget-summary.js";
-import { type DiscountKind, price } from "./budget-view.js";
+import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
+import { type DiscountKind, plural, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
 import { currencyOf } from "./money.js";
-import { OldestPendingTracker } from "./oldest-pending.js";
-import { collectPages, DEFAULT_MAX_RECORDS, walkPages } from "./paging.js";
+import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
+import { boundNotes, summaryCut } from "./review/bounds.js";
+import { type Read, type ReadDeps, readReview } from "./review/read.js";
+import type { Kept } from "./review/records.js";
+import { summarize, topRecords } from "./review/result.js";
+import type { Stop } from "./review/scheduler.js";
 import { quote } from "./upstream-text.js";
 
 export { budgetsText, type QueryBudgetsResult, type Shaped, type View } from "./budget-result.js";
@@ -61,9 +57,6 @@ export interface QueryDeps {
   now(): Date;
   fetchPage: (start: number, limit: number) => Promise<Page<Budget>>;
 }
-
-/** The most records a review keeps for one page of results: one result carries far fewer (80,000 characters). */
-const MAX_KEPT = 1_000;
 
 const sizeNote = (kept: number, next: number) =>
   `Cut after ${kept} records to stay within a host's 80,000-character result limit: continue with start=${next}.`;
@@ -162,118 +155,230 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   );
 }
 
-/** Stream every page of the window through the filters into a summary (group_by) or a top N of records. */
-export async function reviewBudgets(input: BudgetsInput, deps: QueryDeps): Promise<QueryBudgetsResult> {
-  const maxRecords = input.max_records ?? DEFAULT_MAX_RECORDS;
-  const basis = basisFilter(deps.window);
-  const keep = alsoKeep(matcher(input), basis);
-  const grouped = (input.group_by?.length ?? 0) > 0;
-  const now = deps.now();
-  const month = monthOf(deps.window.period.type_date);
-  const summary = grouped
-    ? new BudgetSummary(input.group_by!, now, { net: deps.discount !== undefined, month })
-    : undefined;
-  const oldest = new OldestPendingTracker();
-  const start = input.start ?? 0;
-  const top = new TopN<Ranked>(
-    start + (input.all ? MAX_KEPT : (input.limit ?? deps.defaultLimit)),
-    rankOrder(input.sort, input.amount),
-  );
-  let matched = 0;
-  const unmapped = new Set<string>();
-  const codes = new Set<string>();
-  const walked = await walkPages(deps.fetchPage, {
-    start: 0,
-    maxRecords,
-    onPage: (items, at) => {
-      for (let i = 0; i < items.length; i++) {
-        const p = price(items[i]!, deps.discount);
-        if (!keep(p)) continue;
-        matched += 1;
-        oldest.add(p, at + i);
-        codes.add(p.currency.code);
-        if (!p.currency.mapped) unmapped.add(p.currency.code);
-        if (summary) summary.add(p);
-        else top.add({ p, seq: at + i });
-      }
-    },
-    onProgress: (n, of) =>
-      deps.progress({ progress: n, total: of, message: `Scanned ${n} of ${of} budgets` }),
-  });
-  const capped = walked.nextStart !== null || walked.repeatedPageAt !== null;
-  const oldestPending = oldest.result(now, summary && ((p) => summary.groupOf(p)));
-  const review = {
-    scanned: walked.read,
-    matched,
-    capped,
-    ...(oldestPending ? { oldest_pending: oldestPending } : {}),
-  };
-  const notes = reviewNotes(input, deps.window, {
-    unmapped,
-    matched,
-    scanned: walked.read,
-    repeatedAt: walked.repeatedPageAt,
-  });
-  notes.push(...basisNotes(input.group_by, deps.window, basis));
-  const context = contextOf(input, deps, {
-    maxRecords,
-    apiTotal: walked.total,
-    totalKnown: walked.nextStart === null || walked.omitted > 0,
-  });
+/** Where a review reads its pages and keeps them (interface.md §6c); the tool builds it. */
+export interface ReviewSource extends Omit<ReadDeps, "progress"> {
+  /** The snapshot key (window as asked, type_date, filters sent upstream, view) and its words. */
+  key: string;
+  described: string;
+  resume?: string | undefined;
+  fresh?: boolean | undefined;
+  /** The call's deadline in ms, for the partial result's words; undefined when it runs to completion. */
+  deadlineMs?: number | undefined;
+}
 
-  if (summary) {
-    const dates = summary.dateRange();
-    const subtotals = summary.subtotals();
-    const pendingAge = summary.pendingAge();
-    const groups = summary.rows(input.sort, input.amount);
-    return withContext(
-      {
-        total: groups.length,
-        returned: groups.length,
-        start: 0,
-        next_start: null,
-        omitted: 0,
-        complete: !capped,
-        period: deps.window.period,
-        today: deps.window.today,
-        view: "summary",
-        budgets: [],
-        groups,
-        ...(subtotals ? { subtotals } : {}),
-        ...(pendingAge ? { pending_age: pendingAge } : {}),
-        review: dates ? { ...review, matched_created: dates } : review,
-        ...(notes.length > 0 ? { notes } : {}),
-      },
-      context,
+/**
+ * Every page of the window (from the tenant's snapshot, the walk, or both) through the filters
+ * into a summary (group_by) or a top N of records, saying what it covers and how to go on.
+ */
+export async function reviewBudgets(
+  input: BudgetsInput,
+  deps: QueryDeps & { source: ReviewSource },
+): Promise<QueryBudgetsResult> {
+  const maxRecords = input.max_records ?? DEFAULT_MAX_RECORDS;
+  const { source } = deps;
+  const read = await readReview(
+    {
+      key: source.key,
+      described: source.described,
+      window: deps.window,
+      maxRecords,
+      keep: deps.view,
+      discount: deps.discount,
+      resume: source.resume,
+      fresh: source.fresh,
+    },
+    { ...source, progress: deps.progress },
+  );
+  // The figures are of the window the snapshot read, which a relative window may date earlier.
+  const window = read.state.window;
+  const records = read.state.records.filter((r) => r.seq < maxRecords);
+  const walk = walkFacts(read, maxRecords, deps.now(), source.deadlineMs);
+  const summed = { ...deps, window };
+  const out =
+    (input.group_by?.length ?? 0) > 0
+      ? summaryResult(input, summed, records, walk)
+      : recordsResult(input, summed, records, walk);
+  if (read.resume !== undefined) out.resume = read.resume;
+  return out;
+}
+
+/** What the walk established, for the result's facts, notes and head line. */
+interface WalkFacts {
+  scanned: number;
+  capped: boolean;
+  complete: boolean;
+  review: Partial<NonNullable<QueryBudgetsResult["review"]>>;
+  context: Partial<ResultContext>;
+  notes: string[];
+  asOf: string;
+}
+
+function walkFacts(read: Read, maxRecords: number, now: Date, deadlineMs: number | undefined): WalkFacts {
+  const { state, stop } = read;
+  const scanned = Math.min(state.distinct, maxRecords);
+  const capped = state.capped(maxRecords);
+  const partial = stop.kind === "done" ? undefined : partialOf(read, stop, deadlineMs);
+  const incomplete = state.faults.size > 0 || state.skippedCount > 0;
+  const skipped =
+    state.skippedCount > 0 ? { count: state.skippedCount, budgets: [...state.skipped] } : undefined;
+  const notes = [...state.faults.values()];
+  if (skipped)
+    notes.push(
+      `${plural(skipped.count, "budget")} left out for amounts that are no money (not finite, or beyond ±10^15): ${skipped.budgets.map((b) => `folio ${b.folio} (${b.reason})`).join("; ")}${skipped.count > skipped.budgets.length ? "; ..." : ""}.`,
     );
-  }
-  const window = top.result().slice(start);
-  if (input.sort?.startsWith("total") && codes.size > 1)
+  const ageSeconds = Math.max(0, Math.round((now.getTime() - state.startedAt) / 1000));
+  const asOf = new Date(state.startedAt).toISOString();
+  return {
+    scanned,
+    capped,
+    complete: partial === undefined && !capped && !incomplete,
+    review: {
+      ...(partial ? { stopped: partial.why, read_up_to: partial.readUpTo } : {}),
+      ...(state.apiTotal === undefined ? {} : { api_total: state.apiTotal }),
+      ...(skipped ? { skipped } : {}),
+    },
+    context: {
+      apiTotal: state.apiTotal,
+      totalKnown: !state.totalIsPageLength || !capped,
+      ...(partial ? { partial } : {}),
+      ...(incomplete ? { incomplete } : {}),
+      ...(read.fromSnapshot ? { asOf: { time: `${asOf.slice(11, 19)}Z`, ageSeconds } } : {}),
+    },
+    notes,
+    asOf,
+  };
+}
+
+function partialOf(
+  read: Read,
+  stop: Exclude<Stop, { kind: "done" }>,
+  deadlineMs: number | undefined,
+): PartialWalk {
+  const detail =
+    stop.kind === "deadline"
+      ? String(deadlineMs ?? "")
+      : stop.kind === "rate-limited"
+        ? `${new Date(stop.resetAt).toISOString().slice(11, 19)}Z`
+        : stop.error instanceof Error
+          ? stop.error.message
+          : String(stop.error);
+  return {
+    why: stop.kind,
+    read: read.state.distinct,
+    readUpTo: read.state.readUpTo,
+    apiTotal: read.state.apiTotal,
+    resume: read.resume,
+    detail,
+  };
+}
+
+type Summed = QueryDeps;
+
+function summaryResult(
+  input: BudgetsInput,
+  deps: Summed,
+  records: Kept[],
+  walk: WalkFacts,
+): QueryBudgetsResult {
+  const figures = summarize(input, records, {
+    now: deps.now(),
+    discount: deps.discount,
+    window: deps.window,
+  });
+  const { groups, subtotals, pendingAge } = figures.parts;
+  const cut = summaryCut(figures.parts);
+  const notes = boundNotes([
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...walk.notes,
+    ...basisNotes(input.group_by, deps.window, figures.basis),
+  ]);
+  const review = {
+    scanned: walk.scanned,
+    matched: figures.matched,
+    capped: walk.capped,
+    ...walk.review,
+    ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
+  };
+  if (cut) review.groups_total = groups.all;
+  const context = contextOf(input, deps, {
+    maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
+    ...walk.context,
+    ...(cut ? { groupsCut: { kept: groups.kept.length, all: groups.all } } : {}),
+  });
+  return withContext(
+    {
+      total: groups.all,
+      returned: groups.kept.length,
+      start: 0,
+      next_start: null,
+      omitted: groups.all - groups.kept.length,
+      complete: walk.complete && !cut,
+      period: deps.window.period,
+      today: deps.window.today,
+      view: "summary",
+      budgets: [],
+      groups: groups.kept,
+      ...(subtotals ? { subtotals: subtotals.kept } : {}),
+      ...(pendingAge ? { pending_age: pendingAge.kept } : {}),
+      review: figures.dates ? { ...review, matched_created: figures.dates } : review,
+      as_of: walk.asOf,
+      ...(notes.length > 0 ? { notes } : {}),
+    },
+    context,
+  );
+}
+
+function recordsResult(
+  input: BudgetsInput,
+  deps: Summed,
+  records: Kept[],
+  walk: WalkFacts,
+): QueryBudgetsResult {
+  const start = input.start ?? 0;
+  const figures = topRecords(input, records, {
+    view: deps.view,
+    defaultLimit: deps.defaultLimit,
+    window: deps.window,
+    now: deps.now(),
+  });
+  const notes = [
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...walk.notes,
+    ...basisNotes(input.group_by, deps.window, figures.basis),
+  ];
+  if (input.sort?.startsWith("total") && figures.codes.size > 1)
     notes.push(
       "Amounts in different currencies are not comparable: sorted by currency, then amount. Add currency for one ranking.",
     );
-  const shaped = shapeAll(
-    deps.view,
-    window.map((r) => r.p),
-  );
-  const { kept, cut } = fitRecords(shaped, deps.view);
-  if (cut) notes.push(sizeNote(kept.length, start + kept.length));
-  const end = start + kept.length;
-  const nextStart = end < matched ? end : null;
+  if (figures.cut) notes.push(sizeNote(figures.kept.length, start + figures.kept.length));
+  const end = start + figures.kept.length;
+  const nextStart = end < figures.matched ? end : null;
+  const context = contextOf(input, deps, {
+    maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
+    ...walk.context,
+  });
+  const bounded = boundNotes(notes);
   return withContext(
     {
-      total: matched,
-      returned: kept.length,
+      total: figures.matched,
+      returned: figures.kept.length,
       start,
       next_start: nextStart,
       omitted: 0,
-      complete: !capped && start === 0 && nextStart === null,
+      complete: walk.complete && start === 0 && nextStart === null,
       period: deps.window.period,
       today: deps.window.today,
       view: deps.view,
-      budgets: kept,
-      review,
-      ...(notes.length > 0 ? { notes } : {}),
+      budgets: figures.kept,
+      review: {
+        scanned: walk.scanned,
+        matched: figures.matched,
+        capped: walk.capped,
+        ...walk.review,
+        ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
+      },
+      as_of: walk.asOf,
+      ...(bounded.length > 0 ? { notes: bounded } : {}),
     },
     context,
   );
@@ -287,7 +392,6 @@ function reviewNotes(
     unmapped: Set<string>;
     matched: number;
     scanned: number;
-    repeatedAt: number | null;
   },
 ): string[] {
   const notes = unmappedNotes([...seen.unmapped].map((code) => ({ code, mapped: false })));
@@ -298,10 +402,6 @@ function reviewNotes(
       );
     }
   }
-  if (seen.repeatedAt !== null)
-    notes.push(
-      `The API repeated a page at start=${seen.repeatedAt} (a paging fault upstream): the review stopped there, so it covers only the first ${seen.scanned} budgets.`,
-    );
   if (seen.matched === 0)
     notes.push(
       seen.scanned === 0

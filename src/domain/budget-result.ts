@@ -51,7 +51,21 @@ export interface QueryBudgetsResult {
     matched_created?: { oldest: string; newest: string };
     /** The single oldest pending budget matched (reviews with a pending match). */
     oldest_pending?: OldestPending;
+    /** Why the walk stopped before the end: its deadline, the upstream's rate limit, an upstream failure. */
+    stopped?: "deadline" | "rate-limited" | "failed";
+    /** Every page below this offset was read. */
+    read_up_to?: number;
+    /** Budgets the API reports in the window. */
+    api_total?: number;
+    /** Budgets left out for absurd values, counted, the first listed with the reason. */
+    skipped?: { count: number; budgets: { folio: string; reason: string }[] };
+    /** Groups in all, when fewer are shown to fit. */
+    groups_total?: number;
   };
+  /** When the budgets summarised were read (ISO 8601 instant): the snapshot's age. */
+  as_of?: string;
+  /** Opaque token: repeat the call with `resume` set to it to continue a partial review. */
+  resume?: string;
   notes?: string[];
 }
 
@@ -72,6 +86,26 @@ export interface ResultContext {
   totalKnown?: boolean;
   /** A list walk (all=true) stopped by max_records. */
   stoppedByCap?: boolean;
+  /** A review that stopped before the end of its walk, and how to continue it. */
+  partial?: PartialWalk;
+  /** The snapshot a review was answered from: its time of day and age. */
+  asOf?: { time: string; ageSeconds: number };
+  /** The pages did not add up (repeats, overlaps, short pages, a changing total) or budgets were skipped. */
+  incomplete?: boolean;
+  /** Groups shown and in all, when the summary was cut to fit. */
+  groupsCut?: { kept: number; all: number };
+}
+
+export interface PartialWalk {
+  why: "deadline" | "rate-limited" | "failed";
+  /** Distinct budgets read, every page below `readUpTo`, of `apiTotal`. */
+  read: number;
+  readUpTo: number;
+  apiTotal: number | undefined;
+  /** The token to continue with; undefined when the budgets read could not be kept. */
+  resume: string | undefined;
+  /** The deadline in ms, the rate limit's reset (HH:MM:SSZ), or the failure's message. */
+  detail: string;
 }
 
 /** The text's context, kept on the result under a symbol key: never serialized, never in structuredContent. */
@@ -141,7 +175,7 @@ function partialScan(out: QueryBudgetsResult, c: ResultContext): string {
   const fix = !known
     ? `raise max_records above ${c.maxRecords} (the API does not say how many follow)`
     : total <= 100_000
-      ? `call again with max_records=${total}${out.view === "summary" ? "" : total > 10_000 ? " and group_by (a record list reads at most 10000)" : ""}`
+      ? `call again with max_records=${total}${out.view === "summary" ? "" : total > 10_000 ? " and group_by (a record list reads at most 10000)" : ""} (the budgets already read are not read again; the rest at the pace the upstream allows, resumable)`
       : "narrow since/until (at most 100000 budgets a call)";
   const of = known ? `${scanned} of ${total}` : `the first ${scanned}`;
   return `Partial: scanned ${of} budgets of the window (max_records=${c.maxRecords}), ${out.review!.matched} match; for all of them, ${fix}`;
@@ -150,19 +184,54 @@ function partialScan(out: QueryBudgetsResult, c: ResultContext): string {
 /** The API's own count beside ours, so a round number is not taken for a page cap (interface.md §6d). */
 const scannedOf = (scanned: number, c: ResultContext) =>
   `${scanned} scanned; the API reports ${c.apiTotal ?? scanned}`;
+const WHY = {
+  deadline: (d: string) => `the call's deadline (MMS_REVIEW_DEADLINE_MS=${d})`,
+  "rate-limited": (d: string) => `the upstream's rate limit, which resets at ${d}`,
+  failed: (d: string) => `an upstream failure (${d})`,
+};
+
+/** A review stopped before its end: what it read, and the one argument that continues it. */
+function partialWalk(p: PartialWalk, out: QueryBudgetsResult): string {
+  const of = p.apiTotal === undefined ? `${p.read}` : `${p.read} of ${p.apiTotal}`;
+  const pages = p.readUpTo > 0 ? ` (every page from start=0 to ${p.readUpTo - 1})` : "";
+  const go = p.resume
+    ? `to continue where it stopped (nothing is read again), repeat this call with "resume": "${p.resume}"`
+    : "the budgets read did not fit the server's snapshot memory (MMS_REVIEW_CACHE_MB), so it cannot resume: narrow since/until";
+  return `Partial: read ${of} budgets of the window${pages} before ${WHY[p.why](p.detail)}; ${out.review!.matched} match so far and the figures cover those only; ${go}`;
+}
+
+/** The pages did not add up, or budgets were skipped: what the figures cover. */
+function incompleteScan(out: QueryBudgetsResult, c: ResultContext): string {
+  const r = out.review!;
+  const total = c.apiTotal === undefined ? "" : ` where the API reports ${c.apiTotal}`;
+  return `Incomplete: ${r.matched} matching of ${r.scanned} distinct budgets read${total} (see the notes for what the pages showed)`;
+}
 
 function head(out: QueryBudgetsResult, c: ResultContext): string {
+  const line = headLine(out, c);
+  return c.asOf
+    ? `As of ${c.asOf.time}, ${c.asOf.ageSeconds} s ago (a snapshot; fresh: true reads again): ${line}`
+    : line;
+}
+
+function headLine(out: QueryBudgetsResult, c: ResultContext): string {
   const window = `Window: ${c.window}.`;
   const sorted = c.sort
     ? `, ${c.amount === "net" && c.sort.startsWith("total") ? `${SORT_WORDS[c.sort]} by net_total` : SORT_WORDS[c.sort]}`
     : "";
   const r = out.review;
+  if (c.partial) return `${partialWalk(c.partial, out)}. ${window}`;
   if (out.view === "summary" && r) {
-    const groups = plural(out.groups?.length ?? 0, "group");
-    if (r.capped) return `${partialScan(out, c)}; in ${groups}. ${window}`;
-    return `${all(c, r.matched)} (${scannedOf(r.scanned, c)}), in ${groups}. ${window}`;
+    const groups = c.groupsCut
+      ? `in ${c.groupsCut.all} groups, the ${c.groupsCut.kept} largest per currency shown (narrow with fewer group_by keys or a filter: currency, cost_center, third_party, status, a shorter window)`
+      : `in ${plural(out.groups?.length ?? 0, "group")}`;
+    if (r.capped) return `${partialScan(out, c)}; ${groups}. ${window}`;
+    if (c.incomplete) return `${incompleteScan(out, c)}, ${groups}. ${window}`;
+    return `${all(c, r.matched)} (${scannedOf(r.scanned, c)}), ${groups}. ${window}`;
   }
   if (r) {
+    if (c.incomplete && !r.capped)
+      return `${incompleteScan(out, c)}; ${out.returned} shown from start=${out.start}${sorted}. ${window}`;
     if (r.capped)
       return `${partialScan(out, c)}; ${out.returned} shown from start=${out.start}${sorted}. ${window}`;
     if (out.complete) return `${all(c, r.matched)}${sorted} (${scannedOf(r.scanned, c)}). ${window}`;

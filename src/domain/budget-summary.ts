@@ -6,7 +6,7 @@
  */
 import { daysSince } from "./age.js";
 import { type AmountKind, cmp, type GroupKey, type Sort } from "./budget-review.js";
-import { day, type PricedBudget } from "./budget-view.js";
+import { clip, day, type PricedBudget } from "./budget-view.js";
 import { labelOf, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, type Exact, toNumber } from "./money.js";
 
@@ -219,7 +219,7 @@ export class BudgetSummary {
     return groups.map((g) => {
       const row: Record<string, unknown> = {};
       this.keys.forEach((k, i) => {
-        if (k !== "currency") row[k] = g.values[i];
+        if (k !== "currency") row[k] = clip(g.values[i]);
       });
       Object.assign(row, this.#money(g.currency, g), { count: g.count, oldest: g.oldest, newest: g.newest });
       if (g.oldestPending !== "")
@@ -239,7 +239,7 @@ export class BudgetSummary {
     return [...this.#subtotals.values()]
       .sort((a, b) => order(a.value, b.value))
       .map((s) => ({
-        [key]: s.value,
+        [key]: clip(s.value),
         count: s.count,
         totals: [...s.money.values()]
           .sort((a, b) => cmp(a.currency.code, b.currency.code))
@@ -253,7 +253,7 @@ export class BudgetSummary {
     return [...this.#pending.values()]
       .sort((a, b) => cmp(a.currency.code, b.currency.code))
       .map((q) => ({
-        currency: q.currency.code,
+        currency: clip(q.currency.code),
         ...(q.currency.mapped ? {} : { currency_unmapped: true as const }),
         buckets: q.buckets.map((t, i) => {
           const { currency: _c, currency_unmapped: _u, ...amounts } = this.#money(q.currency, t);
@@ -264,7 +264,7 @@ export class BudgetSummary {
 
   #money(currency: Currency, t: Tally): Money {
     return {
-      currency: currency.code,
+      currency: clip(currency.code),
       ...(currency.mapped ? {} : { currency_unmapped: true as const }),
       items_total: toNumber(t.total, currency),
       ...(this.#net ? { net_total: toNumber(t.net, currency) } : {}),

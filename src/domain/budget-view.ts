@@ -43,6 +43,8 @@ export interface PricedBudget {
   total: Exact;
   /** After the discount; present only with a DiscountKind. */
   net?: Exact;
+  /** The number of lines, when the lines themselves were not kept (a review's compact snapshot). */
+  lineCount?: number;
 }
 
 const HUNDRED_PERCENT = exact(100);
@@ -72,22 +74,32 @@ export function day(value: string | null): string | null {
   return value !== null && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value;
 }
 
-const currencyFields = (c: Currency) =>
-  c.mapped ? { currency: c.code } : { currency: c.code, currency_unmapped: true as const };
+/** Upstream text in compact and detail views (interface.md §6c): whole only in view "full". */
+export const TEXT_MAX = 300;
 
-export function compactBudget({ budget: b, currency, total, net }: PricedBudget): CompactBudget {
+/** `text` cut at TEXT_MAX characters with "…" (never inside a surrogate pair); null and short text unchanged. */
+export function clip<T extends string | null | undefined>(text: T): T {
+  if (typeof text !== "string" || text.length <= TEXT_MAX) return text;
+  const end = /[\ud800-\udbff]/.test(text[TEXT_MAX - 2]!) ? TEXT_MAX - 2 : TEXT_MAX - 1;
+  return `${text.slice(0, end)}…` as T;
+}
+
+const currencyFields = (c: Currency) =>
+  c.mapped ? { currency: c.code } : { currency: clip(c.code), currency_unmapped: true as const };
+
+export function compactBudget({ budget: b, currency, total, net, lineCount }: PricedBudget): CompactBudget {
   const compact: CompactBudget = {
-    folio: b.folio,
-    wo_folio: b.wo_folio,
+    folio: clip(b.folio),
+    wo_folio: clip(b.wo_folio),
     status: b.status,
     status_label: labelOf(BUDGET_STATUS, b.status),
     work_order_status: labelOf(WORK_ORDER_STATUS, b.id_status_work_order),
-    third_party: b.third_parties_name,
-    cost_center: b.costs_center_description,
+    third_party: clip(b.third_parties_name),
+    cost_center: clip(b.costs_center_description),
     ...currencyFields(currency),
     items_total: toNumber(total, currency),
     discount: b.discount,
-    line_count: b.list_items.length,
+    line_count: lineCount ?? b.list_items.length,
     date_create: day(b.date_create)!,
     approval_date: day(b.approval_date),
   };
@@ -111,10 +123,10 @@ export type DetailBudget = CompactBudget & { note: string | null; lines: DetailL
 export function detailBudget(p: PricedBudget): DetailBudget {
   return {
     ...compactBudget(p),
-    note: p.budget.note === "" ? null : p.budget.note,
+    note: p.budget.note === "" ? null : clip(p.budget.note),
     lines: p.budget.list_items.map((l) => ({
       type_resource: l.type_resource,
-      description: l.items_log_description ?? l.hrl_description ?? l.stl_description,
+      description: clip(l.items_log_description ?? l.hrl_description ?? l.stl_description),
       qty: l.qty,
       unit_cost: l.unit_cost,
       total_cost: l.total_cost,
@@ -132,7 +144,9 @@ export function fullBudget({ budget: b, currency, total, net }: PricedBudget): {
     status_label: labelOf(BUDGET_STATUS, b.status),
     work_order_status: labelOf(WORK_ORDER_STATUS, b.id_status_work_order),
     priority_label: labelOf(PRIORITY, b.id_priority),
-    ...currencyFields(currency),
+    ...(currency.mapped
+      ? { currency: currency.code }
+      : { currency: currency.code, currency_unmapped: true as const }),
     items_total: toNumber(total, currency),
     ...(net === undefined ? {} : { net_total: toNumber(net, currency) }),
   };

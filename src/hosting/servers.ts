@@ -16,6 +16,7 @@ import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
+import { createReviewServices } from "../domain/review/services.js";
 import { IdempotencyStore } from "../idempotency/store.js";
 import { type Caller, mayCall } from "../mcp/caller.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
@@ -59,6 +60,8 @@ export interface ServerSet {
 
 export function createServerSet(options: ServerSetOptions): ServerSet {
   const { logger } = options;
+  // One set per process: the snapshots' memory and the bytes in flight are capped for all tenants together.
+  const reviews = createReviewServices(options.config.reviews);
   const serverFor = (name: string | undefined, config: Config, tools: AnyTool[]) => {
     const log = name === undefined ? logger : logger.child({ tenant: name });
     // One store per tenant, outside any one server: a task outlives the request (or connection) that made it.
@@ -91,6 +94,7 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       budgetDiscount: config.budgetDiscount,
       tasks,
       budgetLookbackDays: config.budgetLookbackDays,
+      reviews: reviews.forTenant(name),
     };
     const serverOptions = {
       tools,

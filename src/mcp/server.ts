@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { AnyTool, ToolContext } from "../../tools/define.js";
 import { ALL_TOOLS } from "../../tools/index.js";
 import type { Clients } from "../client/types.js";
+import { createReviewServices, type ReviewServices } from "../domain/review/services.js";
 import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
 import { redact, scrubText, scrubValues } from "../errors/redact.js";
@@ -67,6 +68,8 @@ export interface ServerDeps {
   now?: () => Date;
   /** This tenant's MCP tasks (outlive any one connection); without it the server offers no tasks. */
   tasks?: TaskStore | undefined;
+  /** This tenant's review services (snapshots, bytes in flight, deadline); default: the server's own, with the defaults of interface.md §6c. */
+  reviews?: ReviewServices;
 }
 
 export interface ServerOptions {
@@ -206,7 +209,9 @@ const INSTRUCTIONS = [
 
 let processSigner: StateSigner | undefined;
 
-export function createServer(deps: ServerDeps, options: ServerOptions): ProtocolServer {
+export function createServer(given: ServerDeps, options: ServerOptions): ProtocolServer {
+  // Without the process's review services (hosting passes them), this server keeps its own.
+  const deps = { ...given, reviews: given.reviews ?? createReviewServices().forTenant(given.tenant) };
   const tools = new Map(options.tools.map((t) => [t.name, prepare(t)]));
   processSigner ??= createStateSigner();
   return createProtocolServer(
@@ -384,7 +389,7 @@ async function runTool(
   entry: Prepared,
   rawArgs: unknown,
   call: CallContext,
-  deps: ServerDeps,
+  deps: ServerDeps & { reviews: ReviewServices },
   options: ServerOptions,
 ): Promise<CallToolResult> {
   const { tool } = entry;
@@ -457,6 +462,7 @@ async function runTool(
     budgetDiscount: deps.budgetDiscount,
     asTask: call.asTask ?? false,
     budgetLookbackDays: deps.budgetLookbackDays,
+    reviews: deps.reviews,
   };
 
   try {

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Clients } from "../../src/client/types.js";
+import type { ReviewServices } from "../../src/domain/review/services.js";
 import type { SecretScope } from "../../src/errors/secret.js";
 import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { createServer, selectTools } from "../../src/mcp/server.js";
@@ -27,6 +28,8 @@ export interface McpFixtureOptions {
   tasks?: TaskStore;
   /** The secrets results are scrubbed with (a tenant's configuration's); default the process's. */
   secrets?: SecretScope;
+  /** The review services (snapshots, bytes in flight, deadline) of the server's tenant. */
+  reviews?: ReviewServices;
   /** Answer elicitation requests (declares the capability); omit for a client without elicitation. */
   elicit?: (message: string) => {
     action: "accept" | "decline" | "cancel";
@@ -54,6 +57,7 @@ export async function connect(
       ...(options.now ? { now: options.now } : {}),
       ...(options.tasks ? { tasks: options.tasks } : {}),
       ...(options.secrets ? { secrets: options.secrets } : {}),
+      ...(options.reviews ? { reviews: options.reviews } : {}),
     },
     { tools, confirmWrites: options.confirmWrites ?? false, checkOutputs: true },
   );

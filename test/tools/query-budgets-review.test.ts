@@ -204,20 +204,20 @@ describe("query_budgets review", () => {
   });
 
   it("reports a cap reached, with how to go on", async () => {
-    const { out, text } = await call({ since: SINCE, max_records: 50, group_by: ["status"] });
+    const { out, text } = await call({ since: SINCE, max_records: 50, group_by: ["status"], fresh: true });
     expect(out.review).toMatchObject({ scanned: 50, capped: true });
     expect(out.complete).toBe(false);
     expect(out.groups!.reduce((n, g) => n + g.count, 0)).toBe(50);
     expect(text.split("\n")[0]).toMatch(
       new RegExp(
-        `^\\[sandbox\\] Partial: scanned 50 of ${raw.length} budgets of the window \\(max_records=50\\), 50 match; for all of them, call again with max_records=${raw.length}; in \\d+ groups\\. Window: `,
+        `^\\[sandbox\\] Partial: scanned 50 of ${raw.length} budgets of the window \\(max_records=50\\), 50 match; for all of them, call again with max_records=${raw.length} \\(the budgets already read are not read again; the rest at the pace the upstream allows, resumable\\); in \\d+ groups\\. Window: `,
       ),
     );
     const all = await call({ since: SINCE, max_records: raw.length, group_by: ["status"] });
     expect(all.out).toMatchObject({ complete: true, review: { scanned: raw.length, capped: false } });
     expect(all.text).toMatch(
       new RegExp(
-        `^\\[sandbox\\] All ${raw.length} budgets of the window \\(${raw.length} scanned; the API reports ${raw.length}\\), in \\d+ groups\\.`,
+        `^\\[sandbox\\] As of \\d\\d:\\d\\d:\\d\\dZ, \\d+ s ago \\(a snapshot; fresh: true reads again\\): All ${raw.length} budgets of the window \\(${raw.length} scanned; the API reports ${raw.length}\\), in \\d+ groups\\.`,
       ),
     );
   });
