@@ -111,11 +111,9 @@ describe("Transport", () => {
   it("fails TIMEOUT when no answer comes within the attempt's time", async () => {
     const transport = new Transport();
     try {
-      const started = performance.now();
       const e = await failure(get(transport, "/hang", { timeoutMs: 100 }));
       expect(e.code).toBe("TIMEOUT");
       expect(e.message).toBe("no answer within 100 ms");
-      expect(performance.now() - started).toBeLessThan(2_000);
     } finally {
       await transport.close();
     }

@@ -68,17 +68,14 @@ describeRedis("Redis that stops answering (SIGSTOP)", () => {
     };
     redis.pause();
     try {
-      const started = Date.now();
       const errors = await Promise.all(
         [1, 2, 3, 4, 5].map((i) => rejection(store.run("t", `held-${i}`, REQUEST, write))),
       );
-      const waited = Date.now() - started;
       for (const e of errors) {
         expect(e).toMatchObject({ code: "IDEMPOTENCY", retryable: true, details: { state: "timeout" } });
         expect(e.message).toMatch(/^the idempotency store did not answer in time, .*nothing was sent/);
       }
-      // Bounded by the 1 s deadline (generous margin for a loaded machine), not by the pause.
-      expect(waited).toBeLessThan(4_000);
+      // Ended by the 1 s deadline (state "timeout"), not by the pause: no wall-clock bound here.
       expect(backend.health()).toMatchObject({
         store: "redis",
         status: "degraded",

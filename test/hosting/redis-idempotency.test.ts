@@ -148,7 +148,6 @@ describeRedis("RedisIdempotencyBackend", () => {
     await s.run("t", freshKey(), REQUEST, async () => OUTCOME);
     await own.stop();
     let called = false;
-    const started = Date.now();
     const error = (await errorOf(
       s.run("t", freshKey(), REQUEST, async () => {
         called = true;
@@ -160,8 +159,6 @@ describeRedis("RedisIdempotencyBackend", () => {
     expect(error.code).toBe("IDEMPOTENCY");
     expect(error.retryable).toBe(true);
     expect(error.message).toContain("nothing was sent");
-    // Bounded, not hanging on a reconnect queue (wide margin: the timeout is 1 s).
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("fails closed when Redis was never reachable", async () => {

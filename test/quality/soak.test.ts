@@ -332,6 +332,7 @@ describe("soak: 2,000 calls, 32 HTTP clients, 2% faults", () => {
     expect(heapEnd.heapUsed - heapStart.heapUsed).toBeLessThan(16 * MiB);
     // RSS is only a sanity bound: V8 and glibc keep freed pages after a burst.
     expect(rssEnd - rssStart).toBeLessThan(128 * MiB);
-    expect(elapsed).toBeLessThan(45_000);
-  }, 60_000);
+    // No bound on elapsed: how long 2,000 calls take is the machine's, not the server's (the bench
+    // measures speed as ratios); the timeout only stops a hung run.
+  }, 300_000);
 });

