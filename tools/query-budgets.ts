@@ -157,9 +157,9 @@ export default defineTool({
   description: [
     "List work-order budgets. Compact: folio, work order, status, cost center, third party, currency, items_total, line_count, dates; detail adds discount, note, lines.",
     "items_total: sum of line totals, before discount and taxes.",
-    "Reviews: filters, sort, group_by (age: days since created) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
+    "Use this tool to review: filters, sort, group_by (age: days old) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
     'Budgets created in a period: type_date "budget_created".',
-    "A partial review (deadline) goes on with the call plus its resume. Rereads use a snapshot (as_of) unless fresh.",
+    "A partial review (deadline) continues with its resume. Rereads use a snapshot (as_of) unless fresh.",
     'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
