@@ -74,6 +74,13 @@ function draw(): void {
   if (!review) return;
   head.replaceChildren(...renderHead(review, state.speech, filtersOf(state.args), Date.now()));
   content.replaceChildren(...renderBody(review, state.speech));
+  // The head's buttons (Continue, Read again) call the server too: off where the host cannot relay.
+  for (const button of head.querySelectorAll("button")) button.disabled = !hostCanCall();
+}
+
+/** Whether the host relays the view's tools/call to the server. */
+function hostCanCall(): boolean {
+  return app.getHostCapabilities()?.serverTools !== undefined;
 }
 
 /** The page's own words (title, controls, their options) in the host's language. */
@@ -211,8 +218,9 @@ function applyContext(ctx: McpUiHostContext | undefined): void {
 
 /** Controls need the host to relay tools/call; without it they stay, disabled, with the reason. */
 function enableControls(): void {
-  const canCall = app.getHostCapabilities()?.serverTools !== undefined;
+  const canCall = hostCanCall();
   controls.querySelector("fieldset")!.disabled = !canCall;
+  for (const button of head.querySelectorAll("button")) button.disabled = !canCall;
   if (!canCall) live.textContent = state.speech.t.cannotRerun;
 }
 

@@ -46,7 +46,13 @@ export interface McpServer {
 export async function startServer(args: string[], env: Record<string, string>): Promise<McpServer> {
   const client = new Client({ name: "browser-test-host", version: "1" });
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env, stderr: "pipe" }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, ...args],
+      // No snapshots unless a test asks: tests change the sandbox's data between calls and must see it.
+      env: { MMS_REVIEW_CACHE_SECONDS: "0", ...env },
+      stderr: "pipe",
+    }),
   );
   const { tools } = await client.listTools();
   const uri = getToolUiResourceUri(tools.find((t) => t.name === "query_budgets")!);

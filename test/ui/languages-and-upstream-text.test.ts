@@ -363,8 +363,12 @@ describe("a review from the server's snapshot, and a partial review that resumes
     await en.view.getByRole("button", { name: "Read again" }).click();
     await expect.poll(() => sent).toEqual([{ ...args, fresh: true }]);
     await expect.poll(() => read(en.view.getByRole("status"))).toBe("Review updated.");
-    // A result without as_of (a server without snapshots) shows no as-of line.
-    const plain = await open(args);
+    // A result without as_of shows no as-of line.
+    const plain = await open(args, {
+      toolResult: await shaped(args, (sc) => {
+        delete sc.as_of;
+      }),
+    });
     expect(await plain.view.getByTestId("as-of").count()).toBe(0);
     for (const hosted of [en, es, plain]) expectClean(hosted);
   });
