@@ -48,8 +48,8 @@ export function answerWithProblem(problem: string, done: () => void): void {
     let end = buffer.indexOf("\n");
     while (end !== -1) {
       const answer = problemAnswer(buffer.slice(0, end), problem);
-      // stdout-ok: this is the stdio transport of a server that cannot start.
-      if (answer !== undefined) process.stdout.write(`${answer}\n`);
+      // This is the stdio transport of a server that cannot start (too old a Node.js): its only answers.
+      if (answer !== undefined) process.stdout.write(`${answer}\n`); // stdout-ok: the transport itself
       buffer = buffer.slice(end + 1);
       end = buffer.indexOf("\n");
     }
