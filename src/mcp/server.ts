@@ -5,7 +5,7 @@
  * and JSON details, never a protocol error and never a credential (STYLE rules 6, 9).
  */
 import { z } from "zod";
-import type { AnyTool, ToolContext } from "../../tools/define.js";
+import type { AnyTool, ConfirmationCheck, ToolContext } from "../../tools/define.js";
 import { ALL_TOOLS } from "../../tools/index.js";
 import type { Clients } from "../client/types.js";
 import { createReviewServices, type ReviewServices } from "../domain/review/services.js";
@@ -240,32 +240,7 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
       callTool: async (name, args, call) => {
         const entry = tools.get(name);
         if (!entry) return undefined;
-        // One server span per call (a no-op unless tracing is on); a confirmation round is not a failure.
-        let signal: ProtocolSignal | undefined;
-        const write = !entry.tool.annotations.readOnlyHint;
-        const result = await toolCallSpan(
-          name,
-          { tenant: deps.tenant, ...deps.principal, write, ...call.trace },
-          async (span) => {
-            try {
-              const out = await untilStopping(
-                runTool(entry, args, call, deps, options),
-                entry.tool,
-                deps.stopping,
-                deps.idempotency.shared,
-                deps.secrets ?? PROCESS_SECRETS,
-              );
-              if (out.isError) span.fail("tool_error");
-              return out;
-            } catch (error) {
-              if (!(error instanceof ProtocolSignal)) throw error;
-              signal = error;
-              return undefined;
-            }
-          },
-        );
-        if (signal) throw signal;
-        return result;
+        return callInSpan(entry, args, call, deps, options);
       },
       ...promptHandlers(new Set(options.tools.map((t) => t.name))),
       ...resourceHandlers(viewsFor(new Set(options.tools.map((t) => t.name)))),
@@ -277,6 +252,45 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
       tasks: deps.tasks,
     },
   );
+}
+
+/**
+ * One call in its server span (a no-op unless tracing is on), answered "outcome unknown" if shutdown
+ * outlives it; a confirmation round leaves the span as no failure and passes on.
+ */
+async function callInSpan(
+  entry: Prepared,
+  args: unknown,
+  call: CallContext,
+  deps: ServerDeps & { reviews: ReviewServices },
+  options: ServerOptions,
+): Promise<CallToolResult | undefined> {
+  const name = entry.tool.name;
+  let signal: ProtocolSignal | undefined;
+  const write = !entry.tool.annotations.readOnlyHint;
+  const result = await toolCallSpan(
+    name,
+    { tenant: deps.tenant, ...deps.principal, write, ...call.trace },
+    async (span) => {
+      try {
+        const out = await untilStopping(
+          runTool(entry, args, call, deps, options),
+          entry.tool,
+          deps.stopping,
+          deps.idempotency.shared,
+          deps.secrets ?? PROCESS_SECRETS,
+        );
+        if (out.isError) span.fail("tool_error");
+        return out;
+      } catch (error) {
+        if (!(error instanceof ProtocolSignal)) throw error;
+        signal = error;
+        return undefined;
+      }
+    },
+  );
+  if (signal) throw signal;
+  return result;
 }
 
 /**
@@ -395,76 +409,15 @@ async function runTool(
   const { tool } = entry;
   const secrets = deps.secrets ?? PROCESS_SECRETS;
   const log = deps.logger.child({ tool: tool.name });
-  const started = performance.now();
-  const writes = !tool.annotations.readOnlyHint;
-  let target: string | undefined;
-  const audit = (outcome: string) => {
-    if (writes)
-      log.info("audit", {
-        audit: true,
-        target,
-        outcome,
-        duration_ms: Math.round(performance.now() - started),
-      });
-  };
-
-  const decoded = decodeArgs(rawArgs === undefined ? {} : rawArgs, entry.inputJson);
-  if (!isPlainObject(decoded)) {
+  const audit = auditTrail(log, !tool.annotations.readOnlyHint);
+  const decoded = decodeInput(entry, rawArgs);
+  if ("problem" in decoded) {
     audit("INVALID_ARGUMENTS");
-    const got = decoded === null ? "null" : Array.isArray(decoded) ? "an array" : `a ${typeof decoded}`;
-    return errorResult(
-      `Invalid arguments for ${tool.name}: "arguments" must be a JSON object of named parameters (got ${got}). Call it like ${exampleOf(tool)}. Nothing was sent.`,
-      {},
-      secrets,
-    );
+    return errorResult(decoded.problem, decoded.details, secrets);
   }
-  const parsed = (tool.inputSchema as z.ZodObject).safeParse(decoded);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
-    audit("INVALID_ARGUMENTS");
-    return errorResult(`Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, { issues }, secrets);
-  }
-  const input = parsed.data;
-  target = tool.auditTarget?.(input);
-
-  const ctx: ToolContext = {
-    api: deps.clients.api,
-    // selectTools registers hub tools only when the hub exists.
-    hub: deps.clients.hub!,
-    log,
-    signal: call.signal,
-    progress: (update) => call.progress(update),
-    confirmation: () => {
-      if (!options.confirmWrites) return { state: "not_asked" };
-      if (call.canConfirm()) return { state: "would_ask" };
-      const { why, fix } = call.unsupportedReason();
-      return {
-        state: "refused",
-        detail: `this server runs with --confirm-writes, and ${why}, so the real call would be refused and write nothing. ${fix}, or restart the server without --confirm-writes.`,
-      };
-    },
-    confirmWrite: async (summary) => {
-      if (!options.confirmWrites) return;
-      const answer = await call.confirm(summary);
-      if (answer === "unsupported") {
-        const { why, fix } = call.unsupportedReason();
-        throw new NotConfirmedError(
-          `This server runs with --confirm-writes, and ${why}, so nothing was written. ${fix}, or restart the server without --confirm-writes.`,
-        );
-      }
-      if (answer === "declined") {
-        throw new NotConfirmedError("The user did not approve this write; nothing was written.");
-      }
-    },
-    idempotency: deps.idempotency,
-    now: deps.now ?? (() => new Date()),
-    budgetDiscount: deps.budgetDiscount,
-    asTask: call.asTask ?? false,
-    budgetLookbackDays: deps.budgetLookbackDays,
-    reviews: deps.reviews,
-  };
-
+  const { input } = decoded;
+  const target = tool.auditTarget?.(input);
+  const ctx = toolContext(call, deps, options.confirmWrites, log);
   try {
     const out = await tool.handler(input, ctx);
     const checked = options.checkOutputs ? entry.output.safeParse(out) : undefined;
@@ -476,35 +429,158 @@ async function runTool(
         secrets,
       );
     }
-    audit(
-      (out as { dry_run?: boolean }).dry_run
-        ? "dry_run"
-        : (out as { replayed?: boolean }).replayed
-          ? "replayed"
-          : "ok",
-    );
-    const structured = deps.sandbox
-      ? { ...(out as object), sandbox: true }
-      : (out as Record<string, unknown>);
-    const text = tool.toText(out);
-    // interface.md §6d: a success is scrubbed too (a note, an unknown field or an echo of the live token).
-    return {
-      structuredContent: scrubValues(structured, secrets) as Record<string, unknown>,
-      content: [{ type: "text", text: scrubText(deps.sandbox ? `[sandbox] ${text}` : text, secrets) }],
-    };
+    audit(outcomeOf(out), target);
+    return scrubbedResult(tool, out, deps.sandbox, secrets);
   } catch (error) {
-    if (error instanceof ProtocolSignal) {
-      audit("awaiting_confirmation");
-      throw error;
-    }
-    const known =
-      error instanceof ApiError || error instanceof NotConfirmedError || error instanceof UserInputError;
-    audit(call.signal.aborted ? "cancelled" : known ? error.code : "INTERNAL");
-    if (!known) log.error("unexpected error in tool", { error });
-    if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code }, secrets);
-    const { text, details } = formatError(error, secrets);
-    return errorResult(text, details, secrets);
+    return failedCall(error, call, log, (outcome) => audit(outcome, target), secrets);
   }
+}
+
+/** The audit log of a writer's call (readers leave none): its target, outcome and duration from now. */
+export function auditTrail(log: Logger, writes: boolean): (outcome: string, target?: string) => void {
+  const started = performance.now();
+  return (outcome, target) => {
+    if (writes)
+      log.info("audit", {
+        audit: true,
+        target,
+        outcome,
+        duration_ms: Math.round(performance.now() - started),
+      });
+  };
+}
+
+/**
+ * Step 1, decode: the call's arguments decoded (decode-args.ts) and validated by the tool's schema, or
+ * the problem line and details of the error result (nothing was sent).
+ */
+export function decodeInput(
+  entry: Pick<Prepared, "tool" | "inputJson">,
+  rawArgs: unknown,
+): { input: Record<string, unknown> } | { problem: string; details: unknown } {
+  const { tool } = entry;
+  const decoded = decodeArgs(rawArgs === undefined ? {} : rawArgs, entry.inputJson);
+  if (!isPlainObject(decoded)) {
+    const got = decoded === null ? "null" : Array.isArray(decoded) ? "an array" : `a ${typeof decoded}`;
+    return {
+      problem: `Invalid arguments for ${tool.name}: "arguments" must be a JSON object of named parameters (got ${got}). Call it like ${exampleOf(tool)}. Nothing was sent.`,
+      details: {},
+    };
+  }
+  const parsed = (tool.inputSchema as z.ZodObject).safeParse(decoded);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    const line = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+    return { problem: `Invalid arguments for ${tool.name}: ${line}. Nothing was sent.`, details: { issues } };
+  }
+  return { input: parsed.data };
+}
+
+/** The context a handler runs with: this call's signal, progress and confirmation, the server's clients. */
+function toolContext(
+  call: CallContext,
+  deps: ServerDeps & { reviews: ReviewServices },
+  confirmWrites: boolean,
+  log: Logger,
+): ToolContext {
+  return {
+    api: deps.clients.api,
+    // selectTools registers hub tools only when the hub exists.
+    hub: deps.clients.hub!,
+    log,
+    signal: call.signal,
+    progress: (update) => call.progress(update),
+    confirmation: () => confirmationOf(call, confirmWrites),
+    confirmWrite: (summary) => confirmWrite(call, confirmWrites, summary),
+    idempotency: deps.idempotency,
+    now: deps.now ?? (() => new Date()),
+    budgetDiscount: deps.budgetDiscount,
+    asTask: call.asTask ?? false,
+    budgetLookbackDays: deps.budgetLookbackDays,
+    reviews: deps.reviews,
+  };
+}
+
+/** Step 2, confirm (a dry run's view): what confirmWrite would meet now, without asking. */
+export function confirmationOf(
+  call: Pick<CallContext, "canConfirm" | "unsupportedReason">,
+  confirmWrites: boolean,
+): ConfirmationCheck {
+  if (!confirmWrites) return { state: "not_asked" };
+  if (call.canConfirm()) return { state: "would_ask" };
+  const { why, fix } = call.unsupportedReason();
+  return {
+    state: "refused",
+    detail: `this server runs with --confirm-writes, and ${why}, so the real call would be refused and write nothing. ${fix}, or restart the server without --confirm-writes.`,
+  };
+}
+
+/** Step 2, confirm: with --confirm-writes, ask the user; throws NotConfirmedError unless approved. */
+export async function confirmWrite(
+  call: Pick<CallContext, "confirm" | "unsupportedReason">,
+  confirmWrites: boolean,
+  summary: string,
+): Promise<void> {
+  if (!confirmWrites) return;
+  const answer = await call.confirm(summary);
+  if (answer === "unsupported") {
+    const { why, fix } = call.unsupportedReason();
+    throw new NotConfirmedError(
+      `This server runs with --confirm-writes, and ${why}, so nothing was written. ${fix}, or restart the server without --confirm-writes.`,
+    );
+  }
+  if (answer === "declined") {
+    throw new NotConfirmedError("The user did not approve this write; nothing was written.");
+  }
+}
+
+/** Step 3, run: the audit outcome of a handler's result. */
+export function outcomeOf(out: unknown): "dry_run" | "replayed" | "ok" {
+  return (out as { dry_run?: boolean }).dry_run
+    ? "dry_run"
+    : (out as { replayed?: boolean }).replayed
+      ? "replayed"
+      : "ok";
+}
+
+/** Step 4, scrub: the handler's output as a result, marked in sandbox mode, scrubbed of `secrets`. */
+export function scrubbedResult(
+  tool: Pick<AnyTool, "toText">,
+  out: unknown,
+  sandbox: boolean,
+  secrets: SecretScope,
+): CallToolResult {
+  const structured = sandbox ? { ...(out as object), sandbox: true } : (out as Record<string, unknown>);
+  const text = tool.toText(out);
+  // interface.md §6d: a success is scrubbed too (a note, an unknown field or an echo of the live token).
+  return {
+    structuredContent: scrubValues(structured, secrets) as Record<string, unknown>,
+    content: [{ type: "text", text: scrubText(sandbox ? `[sandbox] ${text}` : text, secrets) }],
+  };
+}
+
+/**
+ * Step 4, scrub, for a handler that threw: an error result (formatError, redacted), audited. A
+ * ProtocolSignal (a confirmation round) is not a failure: audited and rethrown.
+ */
+export function failedCall(
+  error: unknown,
+  call: Pick<CallContext, "signal">,
+  log: Logger,
+  audit: (outcome: string) => void,
+  secrets: SecretScope,
+): CallToolResult {
+  if (error instanceof ProtocolSignal) {
+    audit("awaiting_confirmation");
+    throw error;
+  }
+  const known =
+    error instanceof ApiError || error instanceof NotConfirmedError || error instanceof UserInputError;
+  audit(call.signal.aborted ? "cancelled" : known ? error.code : "INTERNAL");
+  if (!known) log.error("unexpected error in tool", { error });
+  if (error instanceof NotConfirmedError) return errorResult(error.message, { code: error.code }, secrets);
+  const { text, details } = formatError(error, secrets);
+  return errorResult(text, details, secrets);
 }
 
 /** The example call from a tool's description ('Example: {...}'), or a generic hint. */
