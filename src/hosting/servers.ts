@@ -16,11 +16,11 @@ import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
-import { createReviewServices } from "../domain/review/services.js";
+import { createReviewServices, type ProcessReviews } from "../domain/review/services.js";
 import { IdempotencyStore } from "../idempotency/store.js";
 import { type Caller, mayCall } from "../mcp/caller.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
-import { createServer } from "../mcp/server.js";
+import { createServer, type ServerDeps, type ServerOptions } from "../mcp/server.js";
 import { TaskStore } from "../mcp/tasks.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { IdempotencyBackends } from "./idempotency.js";
@@ -62,74 +62,13 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
   const { logger } = options;
   // One set per process: the snapshots' memory and the bytes in flight are capped for all tenants together.
   const reviews = createReviewServices(options.config.reviews);
-  const serverFor = (name: string | undefined, config: Config, tools: AnyTool[]) => {
-    const log = name === undefined ? logger : logger.child({ tenant: name });
-    // One store per tenant, outside any one server: a task outlives the request (or connection) that made it.
-    const tasks = new TaskStore({ ttlMs: (options.config.taskTtlSeconds ?? 900) * 1000 });
-    const rateStore = options.rateBudgets?.storeFor(config);
-    const clients: Clients = createClients(config, {
-      logger: log.child({ component: "client" }),
-      tenant: name,
-      ...(rateStore === undefined ? {} : { rateStore }),
-    });
-    const deps = {
-      clients,
-      logger: log,
-      tenant: name,
-      idempotency: new IdempotencyStore({
-        backend: options.backends.forTenant(name),
-        namespace: name ?? "default",
-        // A record still "in progress" after this tenant's longest write has lost its call.
-        callBudgetMs: longestWriteMs(config.timeoutMs, { ...DEFAULT_RETRY, maxRetries: config.maxRetries }),
-        tenantShare: options.backends.tenantShares,
-        logger: log,
-        ...(config.secrets ? { secrets: config.secrets } : {}),
-      }),
-      secrets: config.secrets,
-      sandbox: options.sandbox,
-      version: VERSION,
-      signer: options.signer,
-      stopping: options.stopping,
-      warmOnList: true,
-      budgetDiscount: config.budgetDiscount,
-      tasks,
-      budgetLookbackDays: config.budgetLookbackDays,
-      reviews: reviews.forTenant(name),
-    };
-    const serverOptions = {
-      tools,
-      confirmWrites: options.confirmWrites,
-      // A tenant's tool list is its own: shared caches must not serve it to another tenant.
-      ...(name === undefined ? {} : { privateLists: true }),
-    };
-    const make = (caller: Caller | undefined) => {
-      if (caller?.scopes === undefined && caller?.subject === undefined && caller?.clientId === undefined)
-        return createServer(deps, serverOptions);
-      const principal = { subject: caller.subject, clientId: caller.clientId };
-      return createServer(
-        {
-          ...deps,
-          // Who did it: the token's names (never the token) in the audit log and the spans.
-          logger: log.child({ sub: principal.subject, client_id: principal.clientId }),
-          principal,
-        },
-        { ...serverOptions, tools: tools.filter((t) => mayCall(caller, !t.annotations.readOnlyHint)) },
-      );
-    };
-    return { clients, tasks, make };
-  };
-
-  const servers = new Map<string | undefined, ReturnType<typeof serverFor>>();
+  const servers = new Map<string | undefined, TenantServer>();
   if (options.tenants === undefined) {
-    servers.set(undefined, serverFor(undefined, options.config, options.tools));
+    servers.set(undefined, tenantServer(undefined, options.config, options.tools, options, reviews));
   } else {
     for (const tenant of options.tenants) {
-      const hub = tenant.config.oauth !== undefined && tenant.config.hubUrl !== undefined;
-      // read_only offers the tenant only the readers; the hub's tools need the tenant's OAuth.
-      const tools = options.tools.filter(
-        (t) => (!tenant.readOnly || t.annotations.readOnlyHint) && (t.requires !== "hub" || hub),
-      );
-      servers.set(tenant.name, serverFor(tenant.name, tenant.config, tools));
+      const tools = tenantTools(tenant, options.tools);
+      servers.set(tenant.name, tenantServer(tenant.name, tenant.config, tools, options, reviews));
     }
     logger.info("tenants loaded", {
       tenants: options.tenants.map((t) => t.name),
@@ -162,4 +101,113 @@ export function createServerSet(options: ServerSetOptions): ServerSet {
       },
     },
   };
+}
+
+/** One tenant's server (name undefined: the single upstream's): its clients, its task store, a server per caller. */
+export interface TenantServer {
+  clients: Clients;
+  tasks: TaskStore;
+  make(caller: Caller | undefined): ProtocolServer;
+}
+
+/** The tools a tenant is offered: read_only offers only the readers; the hub's tools need the tenant's OAuth. */
+export function tenantTools(
+  tenant: Pick<Tenant, "readOnly" | "config">,
+  tools: readonly AnyTool[],
+): AnyTool[] {
+  const hub = tenant.config.oauth !== undefined && tenant.config.hubUrl !== undefined;
+  return tools.filter(
+    (t) => (!tenant.readOnly || t.annotations.readOnlyHint) && (t.requires !== "hub" || hub),
+  );
+}
+
+/** One tenant's server, apart from the set: its own clients, task store, idempotency namespace and tools. */
+export function tenantServer(
+  name: string | undefined,
+  config: Config,
+  tools: AnyTool[],
+  options: ServerSetOptions,
+  reviews: ProcessReviews,
+): TenantServer {
+  const log = name === undefined ? options.logger : options.logger.child({ tenant: name });
+  const deps = tenantDeps(name, config, log, options, reviews);
+  const serverOptions = {
+    tools,
+    confirmWrites: options.confirmWrites,
+    // A tenant's tool list is its own: shared caches must not serve it to another tenant.
+    ...(name === undefined ? {} : { privateLists: true }),
+  };
+  return {
+    clients: deps.clients,
+    tasks: deps.tasks,
+    make: (caller) => serverForCaller(caller, deps, serverOptions),
+  };
+}
+
+/** What every server of one tenant shares: its clients, idempotency store, task store and review services. */
+function tenantDeps(
+  name: string | undefined,
+  config: Config,
+  log: Logger,
+  options: ServerSetOptions,
+  reviews: ProcessReviews,
+) {
+  // One store per tenant, outside any one server: a task outlives the request (or connection) that made it.
+  const tasks = new TaskStore({ ttlMs: (options.config.taskTtlSeconds ?? 900) * 1000 });
+  const rateStore = options.rateBudgets?.storeFor(config);
+  const clients: Clients = createClients(config, {
+    logger: log.child({ component: "client" }),
+    tenant: name,
+    ...(rateStore === undefined ? {} : { rateStore }),
+  });
+  return {
+    clients,
+    logger: log,
+    tenant: name,
+    idempotency: new IdempotencyStore({
+      backend: options.backends.forTenant(name),
+      namespace: name ?? "default",
+      // A record still "in progress" after this tenant's longest write has lost its call.
+      callBudgetMs: longestWriteMs(config.timeoutMs, { ...DEFAULT_RETRY, maxRetries: config.maxRetries }),
+      tenantShare: options.backends.tenantShares,
+      logger: log,
+      ...(config.secrets ? { secrets: config.secrets } : {}),
+    }),
+    secrets: config.secrets,
+    sandbox: options.sandbox,
+    version: VERSION,
+    signer: options.signer,
+    stopping: options.stopping,
+    warmOnList: true,
+    budgetDiscount: config.budgetDiscount,
+    tasks,
+    budgetLookbackDays: config.budgetLookbackDays,
+    reviews: reviews.forTenant(name),
+  };
+}
+
+/**
+ * The tenant's server for one caller: an OAuth caller's lists and runs only the tools its scopes
+ * allow, and its audit log and spans name its `sub` and `client_id`.
+ */
+export function serverForCaller(
+  caller: Caller | undefined,
+  deps: ServerDeps,
+  serverOptions: ServerOptions,
+): ProtocolServer {
+  if (caller?.scopes === undefined && caller?.subject === undefined && caller?.clientId === undefined)
+    return createServer(deps, serverOptions);
+  const principal = { subject: caller.subject, clientId: caller.clientId };
+  return createServer(
+    {
+      ...deps,
+      // Who did it: the token's names (never the token) in the audit log and the spans.
+      logger: deps.logger.child({ sub: principal.subject, client_id: principal.clientId }),
+      principal,
+    },
+    {
+      ...serverOptions,
+      tools: serverOptions.tools.filter((t) => mayCall(caller, !t.annotations.readOnlyHint)),
+    },
+  );
 }
