@@ -263,50 +263,55 @@ export function createProtocolServer(
   );
   if (tasks) registerTaskMethods(server, tasks);
 
-  if (prompts) {
-    server.setRequestHandler("prompts/list", () => ({ prompts: handlers.listPrompts?.() ?? [] }));
-    server.setRequestHandler("prompts/get", async (request) => {
-      let result: GetPromptResult | undefined;
-      try {
-        result = await handlers.getPrompt?.(request.params.name, request.params.arguments ?? {});
-      } catch (error) {
-        // A bad prompt argument: the message names the fix.
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, (error as Error).message);
-      }
-      if (result === undefined) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Unknown prompt: ${request.params.name}. Call prompts/list for the available prompts.`,
-        );
-      }
-      return result;
-    });
-  }
-
-  if (resources) {
-    server.setRequestHandler("resources/list", () => ({ resources: handlers.listResources?.() ?? [] }));
-    // Hosts that see `resources` often ask for templates too: there are none.
-    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
-    server.setRequestHandler("resources/read", async (request) => {
-      const uri = request.params.uri;
-      let result: ReadResourceResult | undefined;
-      try {
-        result = await handlers.readResource?.(uri);
-      } catch (error) {
-        // The view's file is missing or unreadable: the message says how to build it.
-        throw new ProtocolError(ProtocolErrorCode.InternalError, (error as Error).message);
-      }
-      if (result === undefined) {
-        throw new ResourceNotFoundError(
-          uri,
-          `Unknown resource: ${uri}. Call resources/list for the available resources.`,
-        );
-      }
-      return result;
-    });
-  }
+  if (prompts) registerPromptMethods(server, handlers);
+  if (resources) registerResourceMethods(server, handlers);
 
   return { sdkServer: server, close: () => server.close() };
+}
+
+/** prompts/list and prompts/get; a bad argument or an unknown prompt is an InvalidParams naming the fix. */
+function registerPromptMethods(server: Server, handlers: ProtocolHandlers): void {
+  server.setRequestHandler("prompts/list", () => ({ prompts: handlers.listPrompts?.() ?? [] }));
+  server.setRequestHandler("prompts/get", async (request) => {
+    let result: GetPromptResult | undefined;
+    try {
+      result = await handlers.getPrompt?.(request.params.name, request.params.arguments ?? {});
+    } catch (error) {
+      // A bad prompt argument: the message names the fix.
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, (error as Error).message);
+    }
+    if (result === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt: ${request.params.name}. Call prompts/list for the available prompts.`,
+      );
+    }
+    return result;
+  });
+}
+
+/** resources/list, resources/templates/list (none) and resources/read. */
+function registerResourceMethods(server: Server, handlers: ProtocolHandlers): void {
+  server.setRequestHandler("resources/list", () => ({ resources: handlers.listResources?.() ?? [] }));
+  // Hosts that see `resources` often ask for templates too: there are none.
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
+  server.setRequestHandler("resources/read", async (request) => {
+    const uri = request.params.uri;
+    let result: ReadResourceResult | undefined;
+    try {
+      result = await handlers.readResource?.(uri);
+    } catch (error) {
+      // The view's file is missing or unreadable: the message says how to build it.
+      throw new ProtocolError(ProtocolErrorCode.InternalError, (error as Error).message);
+    }
+    if (result === undefined) {
+      throw new ResourceNotFoundError(
+        uri,
+        `Unknown resource: ${uri}. Call resources/list for the available resources.`,
+      );
+    }
+    return result;
+  });
 }
 
 /** The 2026-07-28 per-request envelope key `key`, when the request carried it. */
@@ -621,11 +626,8 @@ function callContext(
   call: { tenant: string; tool: string },
   args: unknown,
 ): CallContext {
-  const { tool } = call;
-  const progressToken = ctx.mcpReq._meta?.progressToken;
   const modern = envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
   const overHttp = ctx.http !== undefined;
-  let lastProgress = Number.NEGATIVE_INFINITY;
   const meta = ctx.mcpReq._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
   return {
     signal: ctx.mcpReq.signal,
@@ -635,54 +637,78 @@ function callContext(
       tracestate: meta?.tracestate,
       transport: overHttp ? "tcp" : "pipe",
     },
-    async progress(update) {
-      // The protocol requires strictly increasing progress values.
-      if (progressToken === undefined || update.progress <= lastProgress) return;
-      lastProgress = update.progress;
-      await ctx.mcpReq.notify({
-        method: "notifications/progress",
-        params: { progressToken, progress: update.progress, total: update.total, message: update.message },
-      });
-    },
-    unsupportedReason() {
-      if (!modern && overHttp) {
-        return {
-          why: "this client speaks MCP 2025-11-25 over HTTP, which this server serves statelessly, so it cannot show a confirmation prompt mid-call",
-          fix: "Use a client that speaks MCP 2026-07-28, or connect over stdio",
-        };
-      }
-      return {
-        why: "this MCP client cannot show a confirmation prompt (it declared no elicitation support)",
-        fix: "Use a client that supports elicitation",
-      };
-    },
+    progress: progressSender(ctx),
+    unsupportedReason: () => unsupportedReason(modern, overHttp),
     canConfirm() {
       return elicitationOf(server, ctx);
     },
-    async confirm(message) {
-      const state = ctx.mcpReq.requestState<ConfirmState | string>();
-      const bound =
-        typeof state === "object" &&
-        state !== null &&
-        state.tenant === call.tenant &&
-        state.tool === tool &&
-        state.args === argsHash(args ?? {});
-      if (bound) {
-        const answer = inputResponse(ctx.mcpReq.inputResponses, "confirm");
-        if (answer.kind === "elicit" && answer.action !== "accept") return "declined";
-        const content = acceptedContent(ctx.mcpReq.inputResponses, "confirm", ConfirmAnswer);
-        if (content !== undefined) return content.confirm ? "approved" : "declined";
-      }
-      if (!elicitationOf(server, ctx)) {
-        if (!modern) return "unsupported";
-        throw new CapabilityRequired(
-          `This server runs with --confirm-writes: ${tool} must ask the user to approve the write, which needs the client capability elicitation (form). Declare it in io.modelcontextprotocol/clientCapabilities, or restart the server without --confirm-writes. Nothing was written.`,
-        );
-      }
-      // Unbound or missing state, or no answer yet: ask (again). A fresh state binds this call.
-      throw new ConfirmationPending(message);
-    },
+    confirm: (message) => askConfirmation(server, ctx, call, args, message),
   };
+}
+
+/** notifications/progress to this request's progressToken (none: a no-op), in strictly increasing values. */
+export function progressSender(ctx: ServerContext): CallContext["progress"] {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  return async (update) => {
+    // The protocol requires strictly increasing progress values.
+    if (progressToken === undefined || update.progress <= lastProgress) return;
+    lastProgress = update.progress;
+    await ctx.mcpReq.notify({
+      method: "notifications/progress",
+      params: { progressToken, progress: update.progress, total: update.total, message: update.message },
+    });
+  };
+}
+
+/** Why this client cannot be asked to confirm (`modern`: it speaks 2026-07-28), and what to do. */
+export function unsupportedReason(modern: boolean, overHttp: boolean): { why: string; fix: string } {
+  if (!modern && overHttp) {
+    return {
+      why: "this client speaks MCP 2025-11-25 over HTTP, which this server serves statelessly, so it cannot show a confirmation prompt mid-call",
+      fix: "Use a client that speaks MCP 2026-07-28, or connect over stdio",
+    };
+  }
+  return {
+    why: "this MCP client cannot show a confirmation prompt (it declared no elicitation support)",
+    fix: "Use a client that supports elicitation",
+  };
+}
+
+/**
+ * CallContext.confirm: the user's answer when the request carries one bound to this tenant, tool and
+ * arguments; else ask (ConfirmationPending), or say the client cannot be asked.
+ */
+export async function askConfirmation(
+  server: Server,
+  ctx: ServerContext,
+  call: { tenant: string; tool: string },
+  args: unknown,
+  message: string,
+): Promise<Confirmation> {
+  const { tool } = call;
+  const modern = envelope(ctx, PROTOCOL_VERSION_META_KEY) !== undefined;
+  const state = ctx.mcpReq.requestState<ConfirmState | string>();
+  const bound =
+    typeof state === "object" &&
+    state !== null &&
+    state.tenant === call.tenant &&
+    state.tool === tool &&
+    state.args === argsHash(args ?? {});
+  if (bound) {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, "confirm");
+    if (answer.kind === "elicit" && answer.action !== "accept") return "declined";
+    const content = acceptedContent(ctx.mcpReq.inputResponses, "confirm", ConfirmAnswer);
+    if (content !== undefined) return content.confirm ? "approved" : "declined";
+  }
+  if (!elicitationOf(server, ctx)) {
+    if (!modern) return "unsupported";
+    throw new CapabilityRequired(
+      `This server runs with --confirm-writes: ${tool} must ask the user to approve the write, which needs the client capability elicitation (form). Declare it in io.modelcontextprotocol/clientCapabilities, or restart the server without --confirm-writes. Nothing was written.`,
+    );
+  }
+  // Unbound or missing state, or no answer yet: ask (again). A fresh state binds this call.
+  throw new ConfirmationPending(message);
 }
 
 // ---------------------------------------------------------------------------------------------
