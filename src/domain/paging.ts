@@ -120,70 +120,127 @@ export async function walkPages<T>(fetchPage: FetchPage<T>, options: WalkOptions
   const first = await fetchPage(start, Math.min(pageSize, options.maxRecords));
   const fits = options.fitsAfterFirstPage?.(first.data) ?? Number.POSITIVE_INFINITY;
   const maxRecords = Math.min(options.maxRecords, Math.max(first.data.length, fits));
-  let read = 0;
-  let pages = 0;
-  // The page at the highest offset so far: its length and first record decide whether to go on.
-  let last = { at: start, length: 0, head: "" };
-  const take = (data: readonly T[], at: number) => {
-    const items = data.length > start + maxRecords - at ? data.slice(0, start + maxRecords - at) : data;
-    read += items.length;
-    pages += 1;
-    if (at >= last.at) last = { at, length: data.length, head: JSON.stringify(data[0]) };
-    options.onPage(items, at);
-  };
-  take(first.data, start);
-  const target = Math.min(Math.max(first.total - start, read), maxRecords);
-  await options.onProgress?.(read, target);
+  const tally = new PageTally(start, maxRecords, options.onPage);
+  tally.take(first.data, start);
+  const target = Math.min(Math.max(first.total - start, tally.read), maxRecords);
+  await options.onProgress?.(tally.read, target);
 
   // Plan the remaining pages from `total`, then fetch them with bounded concurrency.
-  const offsets: number[] = [];
-  if (first.data.length === Math.min(pageSize, maxRecords)) {
-    for (let at = start + first.data.length; at < start + target; at += pageSize) offsets.push(at);
+  const offsets = plannedOffsets(start, first.data.length, target, maxRecords);
+  await eachConcurrently(offsets, options.concurrency ?? DEFAULT_CONCURRENCY, async (at) => {
+    const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
+    tally.take(page.data, at);
+    await options.onProgress?.(tally.read, target);
+  });
+
+  const repeatedPageAt = await followFullPages(fetchPage, tally, target, options.onProgress);
+  return walkedOf(first, tally, repeatedPageAt);
+}
+
+/**
+ * What a walk has taken: records and pages so far, each page cut at max_records and handed to
+ * `onPage`; `last` is the page at the highest offset, whose length and first record decide whether
+ * to go on.
+ */
+export class PageTally<T> {
+  read = 0;
+  pages = 0;
+  last: { at: number; length: number; head: string };
+
+  constructor(
+    readonly start: number,
+    readonly maxRecords: number,
+    private readonly onPage: (items: readonly T[], at: number) => void,
+  ) {
+    this.last = { at: start, length: 0, head: "" };
   }
+
+  take(data: readonly T[], at: number): void {
+    const room = this.start + this.maxRecords - at;
+    const items = data.length > room ? data.slice(0, room) : data;
+    this.read += items.length;
+    this.pages += 1;
+    if (at >= this.last.at) this.last = { at, length: data.length, head: JSON.stringify(data[0]) };
+    this.onPage(items, at);
+  }
+}
+
+/** The offsets of the pages after the first, up to `target` records, when the first page was full. */
+export function plannedOffsets(
+  start: number,
+  firstLength: number,
+  target: number,
+  maxRecords: number,
+): number[] {
+  const offsets: number[] = [];
+  if (firstLength === Math.min(MAX_PAGE_SIZE, maxRecords)) {
+    for (let at = start + firstLength; at < start + target; at += MAX_PAGE_SIZE) offsets.push(at);
+  }
+  return offsets;
+}
+
+/** `run` for each offset in order of start, at most `concurrency` at once. */
+export async function eachConcurrently(
+  offsets: readonly number[],
+  concurrency: number,
+  run: (at: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < offsets.length) {
-      const at = offsets[next++]!;
-      const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
-      take(page.data, at);
-      await options.onProgress?.(read, target);
-    }
+    while (next < offsets.length) await run(offsets[next++]!);
   };
-  await Promise.all(
-    Array.from({ length: Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, offsets.length) }, worker),
-  );
+  await Promise.all(Array.from({ length: Math.min(concurrency, offsets.length) }, worker));
+}
 
-  // `total` may understate (page-length semantics): continue one page at a time while pages are full.
-  let repeatedPageAt: number | null = null;
-  let at = start + read;
-  while (last.length === pageSize && at - start < maxRecords) {
-    const page = await fetchPage(at, Math.min(pageSize, start + maxRecords - at));
+/**
+ * `total` may understate (page-length semantics): read on one page at a time while pages are full,
+ * up to max_records. Returns the offset of a page the upstream repeated (walking stops there), or null.
+ */
+export async function followFullPages<T>(
+  fetchPage: FetchPage<T>,
+  tally: PageTally<T>,
+  target: number,
+  onProgress: WalkOptions<T>["onProgress"],
+): Promise<number | null> {
+  const { start, maxRecords } = tally;
+  let at = start + tally.read;
+  while (tally.last.length === MAX_PAGE_SIZE && at - start < maxRecords) {
+    const page = await fetchPage(at, Math.min(MAX_PAGE_SIZE, start + maxRecords - at));
     if (page.data.length === 0) {
-      last = { at, length: 0, head: "" };
-      break;
+      tally.last = { at, length: 0, head: "" };
+      return null;
     }
-    if (JSON.stringify(page.data[0]) === last.head) {
-      repeatedPageAt = at;
-      break;
-    }
-    take(page.data, at);
+    if (JSON.stringify(page.data[0]) === tally.last.head) return at;
+    tally.take(page.data, at);
     at += page.data.length;
-    await options.onProgress?.(read, Math.max(target, read));
+    await onProgress?.(tally.read, Math.max(target, tally.read));
   }
+  return null;
+}
 
+/** The walk's account: what was read, what the upstream holds, and where to go on. */
+export function walkedOf(
+  first: { total: number; data: readonly unknown[] },
+  tally: Pick<PageTally<unknown>, "start" | "maxRecords" | "read" | "pages" | "last">,
+  repeatedPageAt: number | null,
+): Walked {
+  const { start, read, maxRecords } = tally;
   const total = Math.max(first.total, start + read);
   const omitted = Math.max(0, total - start - read);
   // upstream-notes: when `total` only repeats the first page's length, a walk stopped by the cap
   // on a full page cannot know it saw everything: offer the next offset rather than claim the end.
   const maybeMore =
-    read === maxRecords && first.total <= first.data.length && last.length > 0 && repeatedPageAt === null;
+    read === maxRecords &&
+    first.total <= first.data.length &&
+    tally.last.length > 0 &&
+    repeatedPageAt === null;
   return {
     read,
     total,
     start,
     nextStart: omitted > 0 || maybeMore ? start + read : null,
     omitted,
-    pages,
+    pages: tally.pages,
     repeatedPageAt,
   };
 }
