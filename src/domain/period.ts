@@ -129,7 +129,8 @@ function explicit(field: "since" | "until", raw: string, now: number): { api: st
   }
 }
 
-type Bound = { at: number | null; api: string; said: string };
+/** One end of the window: its instant (null: open), what the API is sent, and how a message says it. */
+export type Bound = { at: number | null; api: string; said: string };
 
 /** Resolve since/until/type_date at `nowDate` (to the second). */
 export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod {
@@ -139,6 +140,31 @@ export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod
   const rawUntil = input.until?.trim();
   const lookup = input.lookup !== undefined;
 
+  const since = sinceBound(rawSince, lookup, now);
+  const until = untilBound(rawUntil, lookup && rawSince === undefined, now);
+  checkOrder(since, until, rawSince, rawUntil, now);
+
+  const period: Period = {
+    since: since.at === null ? null : isoInstant(since.at),
+    until: until.at === null ? null : isoInstant(until.at),
+    type_date: typeDate,
+    default: rawSince === undefined && rawUntil === undefined && !lookup,
+  };
+  const today = isoInstant(now).slice(0, 10);
+  const api = { since: since.api, until: until.api, type_date: "creation_date" as ApiTypeDate };
+  if (typeDate !== "budget_created") api.type_date = typeDate;
+  else if (since.at !== null) {
+    // A budget is created on or after its work order: its work order was created in [since - lookback, until].
+    const days = input.lookbackDays ?? DEFAULT_LOOKBACK_DAYS;
+    const from = Math.max(OPEN_SINCE, since.at - days * DAY);
+    api.since = apiForm(from);
+    Object.assign(period, { work_orders_since: isoInstant(from), lookback_days: days });
+  }
+  return { period, today, api, text: windowText(period, input, today) };
+}
+
+/** The since bound: the default (30 days ago, or open for a lookup), "all", a duration back from now, or a date. */
+export function sinceBound(rawSince: string | undefined, lookup: boolean, now: number): Bound {
   let since: Bound;
   if (rawSince === undefined) {
     since = lookup
@@ -158,48 +184,39 @@ export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod
     since = { at, api, said: "" };
   }
   if (since.at !== null && since.api === "") since.api = apiForm(since.at);
+  return since;
+}
 
-  let until: Bound;
+/** The until bound: now (the default), open a year ahead for a lookup with no bound given, or a date. */
+export function untilBound(rawUntil: string | undefined, openLookup: boolean, now: number): Bound {
   if (rawUntil === undefined || rawUntil.toLowerCase() === "now") {
-    until =
-      lookup && rawUntil === undefined && rawSince === undefined
-        ? { at: null, api: apiForm(now + LOOKUP_AHEAD), said: "" }
-        : { at: now, api: apiForm(now), said: ", now" };
-  } else {
-    const { api, at } = explicit("until", rawUntil, now);
-    until = { at, api, said: "" };
+    return openLookup && rawUntil === undefined
+      ? { at: null, api: apiForm(now + LOOKUP_AHEAD), said: "" }
+      : { at: now, api: apiForm(now), said: ", now" };
   }
+  const { api, at } = explicit("until", rawUntil, now);
+  return { at, api, said: "" };
+}
 
-  if (since.at !== null && until.at !== null && since.at > until.at) {
-    const fix =
-      rawUntil === undefined || rawUntil.toLowerCase() === "now"
-        ? `since must not be in the future (today is ${isoInstant(now).slice(0, 10)})`
-        : rawSince === undefined
-          ? "give a since before until (since defaults to 30 days ago)"
-          : "swap them or widen the period";
-    throw new UserInputError(
-      `since${since.said} ${isoInstant(since.at)} is after until${until.said} ${isoInstant(until.at)}: ${fix}`,
-      { since: isoInstant(since.at), until: isoInstant(until.at) },
-    );
-  }
-
-  const period: Period = {
-    since: since.at === null ? null : isoInstant(since.at),
-    until: until.at === null ? null : isoInstant(until.at),
-    type_date: typeDate,
-    default: rawSince === undefined && rawUntil === undefined && !lookup,
-  };
-  const today = isoInstant(now).slice(0, 10);
-  const api = { since: since.api, until: until.api, type_date: "creation_date" as ApiTypeDate };
-  if (typeDate !== "budget_created") api.type_date = typeDate;
-  else if (since.at !== null) {
-    // A budget is created on or after its work order: its work order was created in [since - lookback, until].
-    const days = input.lookbackDays ?? DEFAULT_LOOKBACK_DAYS;
-    const from = Math.max(OPEN_SINCE, since.at - days * DAY);
-    api.since = apiForm(from);
-    Object.assign(period, { work_orders_since: isoInstant(from), lookback_days: days });
-  }
-  return { period, today, api, text: windowText(period, input, today) };
+/** Throws when since is after until, with the fix that fits what was given. */
+export function checkOrder(
+  since: Bound,
+  until: Bound,
+  rawSince: string | undefined,
+  rawUntil: string | undefined,
+  now: number,
+): void {
+  if (since.at === null || until.at === null || since.at <= until.at) return;
+  const fix =
+    rawUntil === undefined || rawUntil.toLowerCase() === "now"
+      ? `since must not be in the future (today is ${isoInstant(now).slice(0, 10)})`
+      : rawSince === undefined
+        ? "give a since before until (since defaults to 30 days ago)"
+        : "swap them or widen the period";
+  throw new UserInputError(
+    `since${since.said} ${isoInstant(since.at)} is after until${until.said} ${isoInstant(until.at)}: ${fix}`,
+    { since: isoInstant(since.at), until: isoInstant(until.at) },
+  );
 }
 
 /**
