@@ -43,10 +43,40 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
       { field: "items" },
     );
   }
+  const errors = itemErrors(input.items ?? [], newPurchase);
+  if (errors.length > 0) {
+    throw new UserInputError(`items: ${errors.map((e) => `[${e.index}] ${e.error}`).join("; ")}`, errors);
+  }
+
+  return {
+    movement_type: movementType,
+    is_from_movement: fromMovement,
+    document: input.document,
+    code_user: input.code_user,
+    code_supplier: input.code_supplier,
+    value_cost_center: input.value_cost_center,
+    description_cost_center: input.description_cost_center,
+    note: input.note,
+    items: input.items?.map((i) => ({
+      code: i.code,
+      // api-spec §4.3: qty is text; a plain decimal, never "1e-7" (bounds: src/domain/plain-decimal.ts).
+      qty: plainDecimal(i.qty),
+      unit_cost: i.unit_cost,
+      tax_name: i.tax_name,
+      serial_numbers: i.serial_numbers,
+    })),
+  };
+}
+
+/**
+ * The items' local checks, each failure in the API's `{index, error}` shape: unit_cost on a new
+ * purchase, one serial per unit, no serial twice in the entry.
+ */
+export function itemErrors(items: NonNullable<EntryInput["items"]>, newPurchase: boolean): IndexedError[] {
   const errors: IndexedError[] = [];
   // A serial number names one unit: it cannot arrive twice in one entry, even under two items.
   const serialAt = new Map<string, number>();
-  for (const [index, item] of (input.items ?? []).entries()) {
+  for (const [index, item] of items.entries()) {
     if (newPurchase && item.unit_cost === undefined) {
       errors.push({ index, error: `item ${item.code}: unit_cost is required on a new purchase` });
     }
@@ -70,28 +100,7 @@ export function toEntryBody(input: EntryInput): WarehouseEntryBody {
       }
     }
   }
-  if (errors.length > 0) {
-    throw new UserInputError(`items: ${errors.map((e) => `[${e.index}] ${e.error}`).join("; ")}`, errors);
-  }
-
-  return {
-    movement_type: movementType,
-    is_from_movement: fromMovement,
-    document: input.document,
-    code_user: input.code_user,
-    code_supplier: input.code_supplier,
-    value_cost_center: input.value_cost_center,
-    description_cost_center: input.description_cost_center,
-    note: input.note,
-    items: input.items?.map((i) => ({
-      code: i.code,
-      // api-spec §4.3: qty is text; a plain decimal, never "1e-7" (bounds: src/domain/plain-decimal.ts).
-      qty: plainDecimal(i.qty),
-      unit_cost: i.unit_cost,
-      tax_name: i.tax_name,
-      serial_numbers: i.serial_numbers,
-    })),
-  };
+  return errors;
 }
 
 export type ThirdPartyRole = "supplier" | "customer";
