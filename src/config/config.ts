@@ -142,10 +142,36 @@ const bool = z.string().transform((s, ctx) => {
   return value ?? false;
 });
 
-/** The typed values of the environment, each parsed on its own; a bad value is a problem naming its variable. */
-function parseValues(env: Env) {
-  const problems: ConfigProblem[] = [];
-  const parse = <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
+/** MMS_AUTH. */
+export const authSchemeValue = z.enum(["oauth", "hawk"], { error: "expected oauth or hawk" });
+
+/** MMS_BUDGET_DISCOUNT. */
+export const discountValue = z.enum(["percent", "amount"], {
+  error:
+    "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
+});
+
+/** MMS_RATE_SHARE: a share of the company's request budget, from 0.01 to 1. */
+export const rateShareValue = z
+  .string()
+  .regex(/^(0?\.\d+|1(\.0*)?|0)$/, { error: "expected a share from 0.01 to 1, e.g. 0.5" })
+  .transform(Number)
+  .pipe(z.number().min(0.01, { error: "expected at least 0.01 (0.5 leaves half to other integrations)" }));
+
+/** LOG_LEVEL. */
+export const logLevelValue = z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` });
+
+/** MCP_HTTP_TOKEN. */
+export const httpTokenValue = z
+  .string()
+  .min(16, { error: "expected at least 16 characters (e.g. the output of `openssl rand -hex 32`)" });
+
+/**
+ * parse(name, schema, fallback): the variable's value through `schema`, or `fallback` when unset; a
+ * bad value is pushed on `problems` as what was expected, never echoed (it may be a secret).
+ */
+export function valueReader(env: Env, problems: ConfigProblem[]) {
+  return <T>(name: string, schema: z.ZodType<T>, fallback: T): T => {
     const raw = read(env, name);
     if (raw === undefined) return fallback;
     const result = schema.safeParse(raw);
@@ -154,26 +180,21 @@ function parseValues(env: Env) {
     problems.push({ variable: name, expected: result.error.issues[0]?.message ?? "invalid value" });
     return fallback;
   };
+}
+
+/** The typed values of the environment, each parsed on its own; a bad value is a problem naming its variable. */
+function parseValues(env: Env) {
+  const problems: ConfigProblem[] = [];
+  const parse = valueReader(env, problems);
   const values = {
     baseUrl: parse<string | undefined>("MMS_BASE_URL", httpUrl, undefined),
     authUrl: parse<string | undefined>("MMS_AUTH_URL", httpUrl, undefined),
     hubUrl: parse<string | undefined>("MMS_HUB_URL", httpUrl, undefined),
-    auth: parse<AuthScheme | undefined>(
-      "MMS_AUTH",
-      z.enum(["oauth", "hawk"], { error: "expected oauth or hawk" }),
-      undefined,
-    ),
+    auth: parse<AuthScheme | undefined>("MMS_AUTH", authSchemeValue, undefined),
     payloadHash: parse("MMS_HAWK_PAYLOAD_HASH", bool, true),
     timeoutMs: parse("MMS_TIMEOUT_MS", intIn(100, 600_000), 30_000),
     maxRetries: parse("MMS_MAX_RETRIES", intIn(0, 10), 3),
-    budgetDiscount: parse<"percent" | "amount" | undefined>(
-      "MMS_BUDGET_DISCOUNT",
-      z.enum(["percent", "amount"], {
-        error:
-          "expected percent or amount: whether the API's budget discount is a percentage of items_total or an amount in the budget's currency (leave it unset when unsure)",
-      }),
-      undefined,
-    ),
+    budgetDiscount: parse<"percent" | "amount" | undefined>("MMS_BUDGET_DISCOUNT", discountValue, undefined),
     idempotencyTtlSeconds: parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400),
     tenantMaxInFlight: parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16),
     redisTimeoutMs: parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000),
@@ -181,17 +202,7 @@ function parseValues(env: Env) {
     // Unset: undefined, and the budget query's own default (src/domain/period.ts) applies.
     budgetLookbackDays: parse<number | undefined>("MMS_BUDGET_LOOKBACK_DAYS", intIn(1, 36_500), undefined),
     rateLimit: parse<number | undefined>("MMS_RATE_LIMIT", intIn(0, 1_000_000), undefined),
-    rateShare: parse(
-      "MMS_RATE_SHARE",
-      z
-        .string()
-        .regex(/^(0?\.\d+|1(\.0*)?|0)$/, { error: "expected a share from 0.01 to 1, e.g. 0.5" })
-        .transform(Number)
-        .pipe(
-          z.number().min(0.01, { error: "expected at least 0.01 (0.5 leaves half to other integrations)" }),
-        ),
-      0.5,
-    ),
+    rateShare: parse("MMS_RATE_SHARE", rateShareValue, 0.5),
     rateWindowMs: parse("MMS_RATE_WINDOW_MS", intIn(100, 3_600_000), 60_000),
     reviews: {
       deadlineMs: parse("MMS_REVIEW_DEADLINE_MS", intIn(1_000, 3_600_000), 45_000),
@@ -199,18 +210,8 @@ function parseValues(env: Env) {
       cacheMb: parse("MMS_REVIEW_CACHE_MB", intIn(0, 65_536), 64),
       inflightMb: parse("MMS_INFLIGHT_MB", intIn(1, 65_536), 64),
     },
-    logLevel: parse<LogLevel>(
-      "LOG_LEVEL",
-      z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
-      "info",
-    ),
-    httpToken: parse<string | undefined>(
-      "MCP_HTTP_TOKEN",
-      z
-        .string()
-        .min(16, { error: "expected at least 16 characters (e.g. the output of `openssl rand -hex 32`)" }),
-      undefined,
-    ),
+    logLevel: parse<LogLevel>("LOG_LEVEL", logLevelValue, "info"),
+    httpToken: parse<string | undefined>("MCP_HTTP_TOKEN", httpTokenValue, undefined),
   };
   return { values, problems };
 }
