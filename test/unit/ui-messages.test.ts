@@ -146,7 +146,9 @@ describe("the snapshot line: its time in the host's zone, as people write it, an
     const fmt = createFormat(locale, zone);
     const time = fmt.instant(asOf, now);
     const sameDay = time === fmt.instant(asOf, Date.parse(asOf));
-    return messagesFor(locale).asOf(time, snapshotSeconds(asOf, now), sameDay).replace(/[\u00a0\u202f]/g, " ");
+    return messagesFor(locale)
+      .asOf(time, snapshotSeconds(asOf, now), sameDay)
+      .replace(/[\u00a0\u202f]/g, " ");
   };
 
   it.each([
