@@ -147,8 +147,11 @@ export interface Review {
   totals: CurrencyFigures[];
   charts: CurrencyChart[];
   age: AgeChart[];
-  /** A list's records, by currency, largest first. */
-  largest: { currency: string; mapped: boolean; rows: BudgetRow[]; total: number }[];
+  /**
+   * A list's records by currency, largest first; `matched`: the currency's matches, when the result
+   * ranks each currency on its own (`rankings`, interface.md §8b), whose order the currencies follow.
+   */
+  largest: { currency: string; mapped: boolean; rows: BudgetRow[]; total: number; matched?: number }[];
   returned?: number;
   total?: number;
   nextStart?: number | null;
@@ -216,7 +219,7 @@ export function readResult(structured: unknown): Review | { problem: "no-budget-
     totals: [],
     charts: [],
     age: [],
-    largest: largestOf(list(sc.budgets)),
+    largest: largestOf(list(sc.budgets), list(sc.rankings)),
     returned,
     total,
     nextStart,
@@ -324,8 +327,11 @@ function ageOf(sc: Json): AgeChart[] {
   }));
 }
 
-/** A list's records per currency (code order), each currency's largest first. */
-function largestOf(budgets: Json[]): Review["largest"] {
+/**
+ * A list's records per currency, each currency's largest first; the currencies in the order of the
+ * result's `rankings` (each with its number of matches) when it ranks per currency, else in code order.
+ */
+function largestOf(budgets: Json[], rankings: Json[]): Review["largest"] {
   const by = new Map<string, { mapped: boolean; rows: BudgetRow[]; total: Decimal }>();
   for (const b of budgets) {
     const { currency, mapped } = currencyOf(b);
@@ -345,14 +351,22 @@ function largestOf(budgets: Json[]): Review["largest"] {
     entry.total = plus(entry.total, decimal(total));
     by.set(currency, entry);
   }
+  const ranked = new Map(
+    rankings.map((r, i) => [str(r.currency) ?? "unknown", { i, matched: num(r.matched) }]),
+  );
+  const rank = (c: string) => ranked.get(c)?.i ?? ranked.size;
   return [...by.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, e]) => ({
-      currency,
-      mapped: e.mapped,
-      rows: e.rows.sort((a, b) => b.total - a.total),
-      total: e.total.value(),
-    }));
+    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, e]) => {
+      const matched = ranked.get(currency)?.matched;
+      return {
+        currency,
+        mapped: e.mapped,
+        rows: e.rows.sort((a, b) => b.total - a.total),
+        total: e.total.value(),
+        ...(matched === undefined ? {} : { matched }),
+      };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

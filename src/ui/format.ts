@@ -29,7 +29,9 @@ export interface Format {
 
 /** The locale if the platform knows it, else the browser's, else English. */
 function usable(locale: string | undefined): string {
-  for (const candidate of [locale, globalThis.navigator?.language, "en"]) {
+  // navigator: the browser's; absent where the catalogue's unit tests run (Node 20).
+  const browser = (globalThis as { navigator?: { language?: string } }).navigator?.language;
+  for (const candidate of [locale, browser, "en"]) {
     if (!candidate) continue;
     try {
       if (Intl.NumberFormat.supportedLocalesOf(candidate).length > 0) return candidate;

@@ -162,7 +162,7 @@ function partialText(review: Review, t: Messages): string | undefined {
     case "resumable":
       return t.partialResumable;
     case "list":
-      return t.partialList(review.returned ?? 0, review.total ?? 0, review.nextStart ?? null);
+      return t.partialList(review.returned ?? 0, review.total ?? 0, (review.nextStart ?? null) !== null);
     case "see-notes":
       return t.partialNotes;
   }
@@ -499,8 +499,11 @@ function showAll(rows: HTMLElement[], t: Messages): HTMLElement | null {
   return button;
 }
 
-function largest(review: Review, { fmt, t }: Speech): HTMLElement {
+function largest(review: Review, speech: Speech): HTMLElement {
+  const { fmt, t } = speech;
   const heads = t.recordHeads;
+  // How the list is ranked (per currency), said where the ranking is, in the host's language.
+  const ranking = review.notes.find((n) => n.code === RANKING);
   const status = (label: string | null) =>
     label === null
       ? "–"
@@ -511,6 +514,9 @@ function largest(review: Review, { fmt, t }: Speech): HTMLElement {
     "section",
     { "aria-labelledby": "largest-title" },
     h("h2", { id: "largest-title" }, t.largestTitle),
+    ranking === undefined
+      ? null
+      : h("p", { class: "section-note", "data-testid": "ranking" }, ...noteContent(ranking, speech)),
     ...review.largest.map((group) => {
       const rows = group.rows.map((r: BudgetRow, i) =>
         h(
@@ -524,7 +530,11 @@ function largest(review: Review, { fmt, t }: Speech): HTMLElement {
         ),
       );
       const what = [
-        t.largestCaption(group.rows.length, fmt.money(group.total, group.currency, group.mapped)),
+        t.largestCaption(
+          group.rows.length,
+          group.matched,
+          fmt.money(group.total, group.currency, group.mapped),
+        ),
       ];
       return h(
         "div",

@@ -84,7 +84,7 @@ export interface Messages {
   partial: string;
   sandbox: string;
   partialCapped: string;
-  partialList(returned: number, total: number, nextStart: number | null): string;
+  partialList(returned: number, total: number, more: boolean): string;
   partialResumable: string;
   /** Partial for a reason the result's notes give (e.g. only the largest groups kept). */
   partialNotes: string;
@@ -122,7 +122,8 @@ export interface Messages {
   showAll(rows: number): string;
   showFirst(rows: number): string;
   largestTitle: string;
-  largestCaption(n: number, total: string): string;
+  /** A currency's ranking: `shown` budgets of the currency's `matched` (when the result says), their `total`. */
+  largestCaption(shown: number, matched: number | undefined, total: string): string;
   recordHeads: { folio: string; workOrder: string; thirdParty: string; status: string };
   /** Quotation marks around upstream text that stands alone (an unmapped currency's name). */
   quotes: readonly [open: string, close: string];

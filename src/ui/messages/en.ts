@@ -105,9 +105,9 @@ export const en: Catalogue = (say) => ({
   sandbox: "Sandbox data",
   partialCapped:
     "Partial: the review stopped at the most budgets it reads in one call, so the figures cover only the budgets read.",
-  partialList: (returned, total, nextStart) =>
+  partialList: (returned, total, more) =>
     `Partial: ${say.num(returned)} of ${say.count(total, { one: "# budget is", other: "# budgets are" })} in this result${
-      nextStart === null ? "" : `; the rest start at start=${nextStart}`
+      more ? "; the next call goes on from there" : ""
     }.`,
   partialResumable:
     "Partial: the server stopped before the end of the window. Continue the review to read the rest; nothing read so far is read again.",
@@ -142,7 +142,10 @@ export const en: Catalogue = (say) => ({
   showAll: (rows) => `Show all ${say.num(rows)} rows`,
   showFirst: (rows) => `Show the first ${say.num(rows)} rows`,
   largestTitle: "Largest budgets",
-  largestCaption: (n, total) => `${say.count(n, { one: "# budget", other: "# budgets" })}, ${total} in all`,
+  largestCaption: (shown, matched, total) =>
+    matched !== undefined && matched > shown
+      ? `${say.count(shown, { one: "the largest", other: "the # largest" })} of ${say.count(matched, { one: "# budget", other: "# budgets" })} (${total} together)`
+      : `${say.count(shown, { one: "# budget", other: "# budgets" })}, ${total} in all`,
   recordHeads: { folio: "Folio", workOrder: "Work order", thirdParty: "Third party", status: "Status" },
   quotes: ["“", "”"],
   notABudgetResult: "This result holds no budget data: the view shows results of query_budgets.",

@@ -111,9 +111,9 @@ export const es: Catalogue = (say) => {
     sandbox: "Datos de prueba (sandbox)",
     partialCapped:
       "Parcial: la revisión se detuvo en el máximo de presupuestos que lee en una llamada, así que las cifras cubren solo los presupuestos leídos.",
-    partialList: (returned, total, nextStart) =>
+    partialList: (returned, total, more) =>
       `Parcial: ${say.num(returned)} de ${budgets(total)} están en este resultado${
-        nextStart === null ? "" : `; el resto empieza en start=${nextStart}`
+        more ? "; la siguiente llamada sigue desde ahí" : ""
       }.`,
     partialResumable:
       "Parcial: el servidor se detuvo antes del final del período. «Continuar la revisión» lee el resto sin volver a leer lo ya leído.",
@@ -149,7 +149,10 @@ export const es: Catalogue = (say) => {
     showAll: (rows) => `Mostrar las ${say.num(rows)} filas`,
     showFirst: (rows) => `Mostrar solo las primeras ${say.num(rows)} filas`,
     largestTitle: "Presupuestos de mayor monto",
-    largestCaption: (n, total) => `${budgets(n)}, ${total} en total`,
+    largestCaption: (shown, matched, total) =>
+      matched !== undefined && matched > shown
+        ? `${say.count(shown, { one: "el de mayor monto", other: "los # de mayor monto" })} de ${budgets(matched)} (${total} entre ellos)`
+        : `${budgets(shown)}, ${total} en total`,
     recordHeads: { folio: "Folio", workOrder: "Orden de trabajo", thirdParty: "Tercero", status: "Estado" },
     quotes: ["«", "»"],
     notABudgetResult:

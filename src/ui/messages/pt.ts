@@ -118,9 +118,9 @@ export const pt: Catalogue = (say) => {
     sandbox: "Dados de teste (sandbox)",
     partialCapped:
       "Parcial: a revisão parou no máximo de orçamentos que lê em uma chamada; os valores cobrem apenas os orçamentos lidos.",
-    partialList: (returned, total, nextStart) =>
+    partialList: (returned, total, more) =>
       `Parcial: ${say.num(returned)} de ${budgets(total)} estão neste resultado${
-        nextStart === null ? "" : `; o restante começa em start=${nextStart}`
+        more ? "; a próxima chamada continua daí" : ""
       }.`,
     partialResumable:
       "Parcial: o servidor parou antes do fim do período. “Continuar a revisão” lê o restante sem ler de novo o que já foi lido.",
@@ -156,7 +156,10 @@ export const pt: Catalogue = (say) => {
     showAll: (rows) => `Mostrar todas as ${say.num(rows)} linhas`,
     showFirst: (rows) => `Mostrar só as primeiras ${say.num(rows)} linhas`,
     largestTitle: "Maiores orçamentos",
-    largestCaption: (n, total) => `${budgets(n)}, ${total} no total`,
+    largestCaption: (shown, matched, total) =>
+      matched !== undefined && matched > shown
+        ? `${say.count(shown, { one: "o maior", other: "os # maiores" })} de ${budgets(matched)} (${total} juntos)`
+        : `${budgets(shown)}, ${total} no total`,
     recordHeads: {
       folio: "Folio",
       workOrder: "Ordem de serviço",
