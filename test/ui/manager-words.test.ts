@@ -228,17 +228,30 @@ describe("a review in the host's words, times and zone", () => {
     expect(page).not.toMatch(/\d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT|\d\dZ\b/);
     expect(page.split(host.zone).length - 1).toBe(1);
 
-    // A date never breaks across lines, though the window line itself wraps at this width.
-    const dates = await view
-      .locator(".date")
-      .evaluateAll((els) => els.map((el) => ({ text: el.textContent, lines: el.getClientRects().length })));
-    expect(dates.length).toBeGreaterThanOrEqual(4);
-    expect(dates.filter((d) => d.lines !== 1)).toEqual([]);
+    // A date never breaks across lines, though the window line wraps: at 900 px and at every width
+    // down to 400 px in 20 px steps (the window line then wraps at many places; without nowrap,
+    // es-CL broke "28-11-2026" at 550 px).
+    // Found and measured in one step: the as-of line's age is redrawn every second.
+    const broken = () =>
+      view
+        .locator("body")
+        .evaluate((body) =>
+          [...body.querySelectorAll(".date")]
+            .map((el) => ({ text: el.textContent, lines: el.getClientRects().length }))
+            .filter((d) => d.lines !== 1),
+        );
+    expect(await view.locator(".date").count()).toBeGreaterThanOrEqual(4);
+    expect(await broken()).toEqual([]);
     const windowLines = await view.getByTestId("window").evaluate((p) => {
       const style = p.ownerDocument.defaultView!.getComputedStyle(p);
       return Math.round(p.getBoundingClientRect().height / Number.parseFloat(style.lineHeight));
     });
     expect(windowLines).toBeGreaterThanOrEqual(2);
+    for (let width = 890; width >= 400; width -= 20) {
+      await hosted.page.setViewportSize({ width, height: 900 });
+      expect(await broken(), `${width} px`).toEqual([]);
+    }
+    await hosted.page.setViewportSize({ width: 900, height: 900 });
 
     // The server's notes in the host's language; what the view cannot word, as the server wrote it.
     const notes = (await view.locator(".notes li").allTextContents()).map(plainText);
