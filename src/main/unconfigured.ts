@@ -60,7 +60,13 @@ export function whereToFix(problem: string, bundle: BundleInfo | undefined): str
   if (bundle !== undefined) {
     const named = [...new Set(problem.match(/\b(?:MMS|MCP)_[A-Z0-9_]*[A-Z0-9]/g) ?? [])];
     const settings = named.flatMap((v) => (bundle.titles.has(v) ? [`"${bundle.titles.get(v)}"`] : []));
-    return `Fix this in the extension's settings in your MCP host (Claude Desktop: Settings > Extensions > ${bundle.displayName} > Configure${settings.length > 0 ? `: ${settings.join(", ")}` : ""}), then restart the extension.`;
+    // The bundle's own way to try the tools without an account, by the title its settings show.
+    const sandbox = bundle.titles.get("MMS_SANDBOX");
+    const demo =
+      sandbox === undefined
+        ? ""
+        : ` To try the tools on demo data without an account, turn on "${sandbox}" instead.`;
+    return `Fix this in the extension's settings in your MCP host (Claude Desktop: Settings > Extensions > ${bundle.displayName} > Configure${settings.length > 0 ? `: ${settings.join(", ")}` : ""}), then restart the extension.${demo}`;
   }
   return 'Fix this in this server\'s entry in your MCP client\'s configuration ("env" for variables, "args" for flags; e.g. claude_desktop_config.json, .vscode/mcp.json, .cursor/mcp.json), then restart the server. `maintenance-mcp --check` tests a configuration; "--sandbox" in "args" tries the tools on demo data.';
 }

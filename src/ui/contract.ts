@@ -28,6 +28,53 @@ export type AgeBucket = (typeof AGE_BUCKETS)[number];
  */
 export type PartialReason = "capped" | "list" | "resumable" | "see-notes";
 
+/**
+ * The codes of the server's notes the view words itself (interface.md §8b); any other code, or a
+ * note in the old plain-string form, shows the server's English `text`. The server's list is
+ * src/domain/notes.ts (test/unit/ui-notes.test.ts keeps the two the same).
+ */
+export const NOTE_CODES = [
+  "result_cut_to_fit",
+  "start_past_end",
+  "no_match_default_window",
+  "no_match_window",
+  "no_match_lookup",
+  "no_match_lookup_window",
+  "no_match_lookup_filters",
+  "no_match_scanned",
+  "currency_unmapped",
+  "currency_filter_unknown",
+  "mixed_currencies_sorted",
+  "rejected_includes_cancelled",
+  "cancelled_same_as_rejected",
+  "work_orders_repeated",
+  "work_orders_none_repeated",
+  "api_total_changed",
+  "page_repeated",
+  "pages_overlapped",
+  "page_short",
+  "budgets_skipped",
+  "month_basis",
+  "dates_unreadable",
+  "review_partial_deadline",
+  "review_partial_rate_limited",
+  "review_partial_failed",
+  "review_capped",
+  "groups_cut",
+  "notes_left_out",
+  "history_none",
+  "history_unreadable",
+  "changes_within_partial",
+] as const;
+export type NoteCode = (typeof NOTE_CODES)[number];
+
+/** A note of the result: its code and values when the server sends them, and its English sentence. */
+export interface Note {
+  code?: string;
+  text: string;
+  params: Readonly<Record<string, string | number>>;
+}
+
 export interface Period {
   /** ISO 8601 instants (UTC), when the result states them. */
   since?: string;
@@ -94,14 +141,17 @@ export interface Review {
   asOf?: string;
   /** The token that continues a partial review (`resume`), opaque to the view. */
   resume?: string;
-  notes: string[];
+  notes: Note[];
   /** The key the charts are drawn by: the first group key that is not currency. */
   groupKey?: GroupKey;
   totals: CurrencyFigures[];
   charts: CurrencyChart[];
   age: AgeChart[];
-  /** A list's records, by currency, largest first. */
-  largest: { currency: string; mapped: boolean; rows: BudgetRow[]; total: number }[];
+  /**
+   * A list's records by currency, largest first; `matched`: the currency's matches, when the result
+   * ranks each currency on its own (`rankings`, interface.md §8b), whose order the currencies follow.
+   */
+  largest: { currency: string; mapped: boolean; rows: BudgetRow[]; total: number; matched?: number }[];
   returned?: number;
   total?: number;
   nextStart?: number | null;
@@ -120,7 +170,7 @@ export function readResult(structured: unknown): Review | { problem: "no-budget-
   const sc = structured;
   const review = isObject(sc.review) ? sc.review : undefined;
   const groups = Array.isArray(sc.groups) ? list(sc.groups) : undefined;
-  const notes = Array.isArray(sc.notes) ? sc.notes.filter((n): n is string => typeof n === "string") : [];
+  const notes = Array.isArray(sc.notes) ? sc.notes.flatMap(noteOf) : [];
   const asOf = str(sc.as_of);
   const resume = str(sc.resume);
   const base = {
@@ -169,11 +219,24 @@ export function readResult(structured: unknown): Review | { problem: "no-budget-
     totals: [],
     charts: [],
     age: [],
-    largest: largestOf(list(sc.budgets)),
+    largest: largestOf(list(sc.budgets), list(sc.rankings)),
     returned,
     total,
     nextStart,
   };
+}
+
+/** A note as the server sends it: `{code, text, params}`, or a plain sentence (servers before §8b). */
+function noteOf(raw: unknown): Note[] {
+  if (typeof raw === "string") return [{ text: raw, params: {} }];
+  if (!isObject(raw) || typeof raw.text !== "string") return [];
+  const params = Object.fromEntries(
+    Object.entries(isObject(raw.params) ? raw.params : {}).filter(
+      (e): e is [string, string | number] =>
+        typeof e[1] === "string" || (typeof e[1] === "number" && Number.isFinite(e[1])),
+    ),
+  );
+  return [{ ...(typeof raw.code === "string" ? { code: raw.code } : {}), text: raw.text, params }];
 }
 
 function periodOf(sc: Json, review: Json | undefined): Period {
@@ -264,8 +327,11 @@ function ageOf(sc: Json): AgeChart[] {
   }));
 }
 
-/** A list's records per currency (code order), each currency's largest first. */
-function largestOf(budgets: Json[]): Review["largest"] {
+/**
+ * A list's records per currency, each currency's largest first; the currencies in the order of the
+ * result's `rankings` (each with its number of matches) when it ranks per currency, else in code order.
+ */
+function largestOf(budgets: Json[], rankings: Json[]): Review["largest"] {
   const by = new Map<string, { mapped: boolean; rows: BudgetRow[]; total: Decimal }>();
   for (const b of budgets) {
     const { currency, mapped } = currencyOf(b);
@@ -285,14 +351,22 @@ function largestOf(budgets: Json[]): Review["largest"] {
     entry.total = plus(entry.total, decimal(total));
     by.set(currency, entry);
   }
+  const ranked = new Map(
+    rankings.map((r, i) => [str(r.currency) ?? "unknown", { i, matched: num(r.matched) }]),
+  );
+  const rank = (c: string) => ranked.get(c)?.i ?? ranked.size;
   return [...by.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, e]) => ({
-      currency,
-      mapped: e.mapped,
-      rows: e.rows.sort((a, b) => b.total - a.total),
-      total: e.total.value(),
-    }));
+    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, e]) => {
+      const matched = ranked.get(currency)?.matched;
+      return {
+        currency,
+        mapped: e.mapped,
+        rows: e.rows.sort((a, b) => b.total - a.total),
+        total: e.total.value(),
+        ...(matched === undefined ? {} : { matched }),
+      };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

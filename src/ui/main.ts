@@ -29,7 +29,7 @@ import {
 } from "./contract.js";
 import { createFormat } from "./format.js";
 import { messagesFor } from "./messages/index.js";
-import { asOfText, h, renderBody, renderHead, type Speech } from "./render.js";
+import { asOfContent, h, renderBody, renderHead, type Speech } from "./render.js";
 
 /** The package's version, set by the build (scripts/build.mjs). */
 declare const VIEW_VERSION: string;
@@ -49,8 +49,9 @@ const failure = $<HTMLElement>("failure");
 const controls = $<HTMLElement>("controls");
 const select = (name: string) => controls.querySelector(`select[name="${name}"]`) as HTMLSelectElement;
 
-function speechFor(locale: string | undefined): Speech {
-  const fmt = createFormat(locale);
+/** The host's locale (numbers, words) and time zone (every instant shown). */
+function speechFor(locale: string | undefined, timeZone?: string): Speech {
+  const fmt = createFormat(locale, timeZone);
   return { fmt, t: messagesFor(fmt.locale) };
 }
 
@@ -200,7 +201,10 @@ head.addEventListener("click", (event) => {
 // The snapshot's age stays current while it is on screen.
 setInterval(() => {
   const line = head.querySelector<HTMLElement>("[data-as-of]");
-  if (line) line.textContent = asOfText(line.dataset.asOf!, Date.now(), state.speech.t);
+  if (line) {
+    const withZone = line.dataset.zone === "named";
+    line.replaceChildren(...asOfContent(line.dataset.asOf!, Date.now(), state.speech, withZone));
+  }
 }, AGE_TICK_MS);
 
 function applyContext(ctx: McpUiHostContext | undefined): void {
@@ -209,8 +213,11 @@ function applyContext(ctx: McpUiHostContext | undefined): void {
   if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
   if (ctx.styles?.css?.fonts) applyHostFonts(ctx.styles.css.fonts);
   const locale = ctx.locale ?? app.getHostContext()?.locale;
-  if (locale !== undefined && locale !== state.speech.fmt.locale) {
-    state.speech = speechFor(locale);
+  const timeZone = ctx.timeZone ?? app.getHostContext()?.timeZone;
+  const { fmt } = state.speech;
+  const zoneChanged = timeZone !== undefined && timeZone !== fmt.timeZone;
+  if ((locale !== undefined && locale !== fmt.locale) || zoneChanged) {
+    state.speech = speechFor(locale ?? fmt.locale, timeZone ?? fmt.timeZone);
     label();
     draw();
   }

@@ -6,9 +6,9 @@
  * enters the page as text nodes, each isolated for bidirectional display (`<bdi>`) and free to wrap,
  * so a right-to-left override or a 5,000-character name cannot reorder or push away our figures.
  */
-import type { Bar, BudgetRow, Filter, GroupKey, Period, Review } from "./contract.js";
+import type { Bar, BudgetRow, Filter, GroupKey, Note, NoteCode, Period, Review } from "./contract.js";
 import type { Format } from "./format.js";
-import { type Messages, snapshotAge } from "./messages/index.js";
+import { type Messages, snapshotSeconds } from "./messages/index.js";
 
 /** The host's locale: its number formats and its words. */
 export interface Speech {
@@ -48,6 +48,33 @@ export const currencyName = (name: string, t: Messages) =>
     t.quotes[1],
   );
 
+/** A date or time as people write it, kept on one line (a date never breaks across lines). */
+export const when = (text: string) => h("span", { class: "date" }, text);
+
+/**
+ * Characters a message holds in place of a node (a date, upstream text): messages stay whole
+ * phrases per language, and `fill` puts the nodes where each language placed them.
+ */
+const SLOT = 0xe000;
+const slot = (i: number) => String.fromCharCode(SLOT + i);
+
+function fill(message: string, nodes: Node[]): (Node | string)[] {
+  const out: (Node | string)[] = [];
+  let from = 0;
+  for (let i = 0; i < message.length; i++) {
+    const node = nodes[message.charCodeAt(i) - SLOT];
+    if (node === undefined) continue;
+    out.push(message.slice(from, i), node.cloneNode(true));
+    from = i + 1;
+  }
+  out.push(message.slice(from));
+  return out.filter((part) => part !== "");
+}
+
+/** The amount's column head: a word and what it counts, never the field name (interface.md §8b). */
+const amountHead = (t: Messages) =>
+  h("span", { class: "amount-head" }, t.amountHead, " ", h("span", { class: "head-detail" }, t.amountDetail));
+
 /** An amount as a node of its own (`.money`), so nothing around it can run into it. */
 const money = (amount: number, currency: string, mapped: boolean, fmt: Format) =>
   h("span", { class: "money" }, fmt.money(amount, currency, mapped));
@@ -67,36 +94,55 @@ function caption(currency: string, mapped: boolean, what: Child[], t: Messages):
 /** Rows a chart or table shows before its "Show all" button. */
 const FIRST_ROWS = 12;
 
-/** The window line: the period in UTC, the date it filters on, whether it is the default, today. */
-export function windowText(period: Period, today: string | undefined, { fmt, t }: Speech): (Node | string)[] {
-  let span: Node | string;
+/**
+ * The window line: the period in the host's time zone, named once here, the date it filters on,
+ * whether it is the default, today. Returns whether it named the zone (the as-of line then need not).
+ */
+export function windowText(
+  period: Period,
+  today: string | undefined,
+  { fmt, t }: Speech,
+): { parts: (Node | string)[]; zoned: boolean } {
+  let span: (Node | string)[];
+  let zoned = false;
   if (period.since !== undefined || period.until !== undefined) {
-    const since = period.since ? fmt.instant(period.since) : t.window.openStart;
-    const until = period.until ? fmt.instant(period.until) : t.window.openEnd;
-    span = t.window.span(since, until);
+    const since = period.since ? when(fmt.instant(period.since)) : t.window.openStart;
+    const until = period.until ? when(fmt.instant(period.until)) : t.window.openEnd;
+    zoned = true;
+    span = [
+      ...fill(t.window.span(slot(0), slot(1)), [
+        typeof since === "string" ? document.createTextNode(since) : since,
+        typeof until === "string" ? document.createTextNode(until) : until,
+      ]),
+      " ",
+      h("span", { class: "date", "data-testid": "zone" }, `(${fmt.zoneName()})`),
+    ];
   } else if (period.text !== undefined) {
-    span = upstream(period.text);
+    span = [upstream(period.text)];
   } else {
-    span =
+    span = [
       period.typeDate !== undefined || period.isDefault !== undefined
         ? t.window.everyDate
-        : t.window.notStated;
+        : t.window.notStated,
+    ];
   }
-  const parts: (Node | string)[] = [];
+  const parts: (Node | string)[][] = [];
   if (period.typeDate) {
     const basis = t.dateBasis[period.typeDate as keyof Messages["dateBasis"]] ?? period.typeDate;
-    parts.push(t.window.basis(basis));
+    parts.push([t.window.basis(basis)]);
   }
-  if (period.isDefault) parts.push(t.window.defaultPeriod);
-  if (today) parts.push(t.window.today(fmt.instant(today)));
-  const line = typeof span === "string" ? [t.window.line(span)] : [t.window.line(""), span];
-  return [...line, ...parts.flatMap((p) => [" · ", p])];
+  if (period.isDefault) parts.push([t.window.defaultPeriod]);
+  if (today) parts.push(fill(t.window.today(slot(0)), [when(fmt.date(today))]));
+  const line = [...fill(t.window.line(slot(0)), [h("span", {}, ...span)])];
+  return { parts: [...line, ...parts.flatMap((p) => [" · ", ...p])], zoned };
 }
 
 function filtersLine(filters: Filter[], t: Messages): HTMLElement | null {
   if (filters.length === 0) return null;
   const items = filters.map((f) =>
-    "key" in f ? [`${t.filter[f.key]} `, upstream(f.value)] : [`${f.field} ${f.bound} `, upstream(f.value)],
+    "key" in f
+      ? [`${t.filter[f.key]} `, upstream(f.value)]
+      : [`${t.bound[f.field]} ${f.bound} `, upstream(f.value)],
   );
   return h(
     "p",
@@ -116,7 +162,7 @@ function partialText(review: Review, t: Messages): string | undefined {
     case "resumable":
       return t.partialResumable;
     case "list":
-      return t.partialList(review.returned ?? 0, review.total ?? 0, review.nextStart ?? null);
+      return t.partialList(review.returned ?? 0, review.total ?? 0, (review.nextStart ?? null) !== null);
     case "see-notes":
       return t.partialNotes;
   }
@@ -132,10 +178,11 @@ export function renderHead(review: Review, speech: Speech, filters: Filter[], no
           review.scanned !== undefined ? ` · ${t.scanned(review.scanned)}` : ""
         }`;
   const partial = partialText(review, t);
+  const window = windowText(review.period, review.today, speech);
   return [
-    h("p", { class: "window", "data-testid": "window" }, ...windowText(review.period, review.today, speech)),
+    h("p", { class: "window", "data-testid": "window" }, ...window.parts),
     filtersLine(filters, t),
-    review.asOf === undefined ? null : asOfLine(review.asOf, now, t),
+    review.asOf === undefined ? null : asOfLine(review.asOf, now, speech, !window.zoned),
     h(
       "p",
       { class: "facts" },
@@ -153,20 +200,34 @@ export function renderHead(review: Review, speech: Speech, filters: Filter[], no
   ].filter((n) => n !== null);
 }
 
-/** The as-of line's words at `now` (main.ts keeps the age current). */
-export const asOfText = (asOf: string, now: number, t: Messages) => {
-  const { time, seconds } = snapshotAge(asOf, now);
-  return t.asOf(time, seconds);
-};
+/**
+ * The as-of line's content at `now` (main.ts keeps the age current): the time in the host's zone
+ * (hour and minute that day, else date and time), the zone named when the window line did not.
+ */
+export function asOfContent(
+  asOf: string,
+  now: number,
+  { fmt, t }: Speech,
+  withZone: boolean,
+): (Node | string)[] {
+  const time = fmt.instant(asOf, now);
+  const sameDay = time === fmt.instant(asOf, Date.parse(asOf));
+  const at = when(withZone ? `${time} (${fmt.zoneName()})` : time);
+  return fill(t.asOf(slot(0), snapshotSeconds(asOf, now), sameDay), [at]);
+}
 
-/** "As of 10:42:07Z, 95 s ago" and the "Read again" button (a fresh read upstream). */
-function asOfLine(asOf: string, now: number, t: Messages): HTMLElement {
+/** "As of 10:42 AM, 95 s ago" and the "Read again" button (a fresh read upstream). */
+function asOfLine(asOf: string, now: number, speech: Speech, withZone: boolean): HTMLElement {
   return h(
     "p",
     { class: "window as-of" },
-    h("span", { "data-testid": "as-of", "data-as-of": asOf }, asOfText(asOf, now, t)),
+    h(
+      "span",
+      { "data-testid": "as-of", "data-as-of": asOf, "data-zone": withZone ? "named" : undefined },
+      ...asOfContent(asOf, now, speech, withZone),
+    ),
     " ",
-    h("button", { type: "button", class: "more", name: "fresh" }, t.readAgain),
+    h("button", { type: "button", class: "more", name: "fresh" }, speech.t.readAgain),
   );
 }
 
@@ -187,18 +248,62 @@ export function renderBody(review: Review, speech: Speech): Node[] {
   if (review.totals.length > 0 || review.largest.length > 0) {
     out.push(h("p", { class: "footnote" }, t.footnote));
   }
-  if (review.notes.length > 0) {
+  // A list's ranking is explained where the ranking is (largest()), not among the notes.
+  const notes = review.notes.filter((n) => !(review.kind === "list" && n.code === RANKING));
+  if (notes.length > 0) {
     out.push(
       h(
         "section",
         { class: "notes", "aria-labelledby": "notes-title" },
         h("h2", { id: "notes-title" }, t.notes),
-        // The server's notes quote upstream values: each note is isolated from the next.
-        h("ul", {}, ...review.notes.map((n) => h("li", {}, upstream(n)))),
+        h("ul", {}, ...notes.map((n) => h("li", { "data-code": n.code }, ...noteContent(n, speech)))),
       ),
     );
   }
   return out;
+}
+
+/** The note that says how a list over several currencies is ranked. */
+const RANKING: NoteCode = "mixed_currencies_sorted";
+
+class MissingParam extends Error {}
+
+/** The params a message reads; one the server did not send throws, and the note falls back to its text. */
+const strict = <T extends object>(o: T): T =>
+  new Proxy(o, {
+    get(target, key) {
+      if (typeof key === "string" && !Object.hasOwn(target, key)) throw new MissingParam(key);
+      return Reflect.get(target, key);
+    },
+  });
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * A server note in the host's language, from its code and params (interface.md §8b); the server's
+ * English text for a code the catalogue lacks, a note without a code (older servers), or a
+ * message whose params are missing. Upstream values stay isolated text; dates are formatted.
+ */
+export function noteContent(note: Note, { fmt, t }: Speech): (Node | string)[] {
+  const words =
+    note.code !== undefined && Object.hasOwn(t.note, note.code) ? t.note[note.code as NoteCode] : undefined;
+  if (words === undefined) return [upstream(note.text)];
+  const nodes: Node[] = [];
+  const shown: Record<string, string> = {};
+  for (const [name, value] of Object.entries(note.params)) {
+    if (typeof value === "number") {
+      shown[name] = fmt.count(value);
+      continue;
+    }
+    nodes.push(ISO_DATE.test(value) ? when(fmt.instant(value)) : upstream(value));
+    shown[name] = slot(nodes.length - 1);
+  }
+  try {
+    return fill(words(strict(shown), strict({ ...note.params })), nodes);
+  } catch (error) {
+    if (error instanceof MissingParam) return [upstream(note.text)];
+    throw error;
+  }
 }
 
 function totals(review: Review, { fmt, t }: Speech): HTMLElement {
@@ -252,7 +357,7 @@ function labelOf(key: GroupKey, bar: Bar, { fmt, t }: Speech): Node | string {
     Object.hasOwn(table, bar.label!) ? table[bar.label!] : undefined;
   switch (key) {
     case "month":
-      return fmt.month(bar.label);
+      return when(fmt.month(bar.label));
     case "status":
       return ours(t.values.status) ?? upstream(bar.label);
     case "work_order_status":
@@ -279,7 +384,7 @@ function charts(review: Review, key: GroupKey, speech: Speech): HTMLElement {
           caption: caption(chart.currency, chart.mapped, [t.chartCaption(t.keyPhrase[key])], t),
           currency: chart.currency,
           mapped: chart.mapped,
-          head: [t.keyHead[key], "items_total", t.budgetsHead],
+          head: [t.keyHead[key], amountHead(t), t.budgetsHead],
           bar: t.bar,
           rows: chart.bars.map((b) => ({
             label: labelOf(key, b, speech),
@@ -303,18 +408,19 @@ function ageCharts(review: Review, { fmt, t }: Speech): HTMLElement {
       "div",
       { class: "charts" },
       ...review.age.map((chart) => {
-        const max = Math.max(0, ...chart.buckets.map((b) => b.count));
+        // Like every chart: name, amount, count, and the bar stands for the amount.
+        const max = Math.max(0, ...chart.buckets.map((b) => b.total));
         return barTable({
           caption: caption(chart.currency, chart.mapped, [t.ageCaption], t),
           currency: chart.currency,
           mapped: chart.mapped,
-          head: [t.keyHead.age, t.budgetsHead, "items_total"],
+          head: [t.keyHead.age, amountHead(t), t.budgetsHead],
           bar: t.bar,
           rows: chart.buckets.map((b) => ({
             label: t.values.age[b.age],
-            share: max > 0 ? b.count / max : 0,
+            share: max > 0 ? Math.max(0, b.total) / max : 0,
             level: AGE_LEVEL[b.age],
-            cells: [fmt.count(b.count), money(b.total, chart.currency, chart.mapped, fmt)],
+            cells: [money(b.total, chart.currency, chart.mapped, fmt), fmt.count(b.count)],
           })),
           t,
         });
@@ -336,7 +442,7 @@ function barTable(chart: {
   caption: HTMLElement;
   currency: string;
   mapped: boolean;
-  head: string[];
+  head: (Node | string)[];
   bar: string;
   rows: BarRow[];
   t: Messages;
@@ -393,8 +499,11 @@ function showAll(rows: HTMLElement[], t: Messages): HTMLElement | null {
   return button;
 }
 
-function largest(review: Review, { fmt, t }: Speech): HTMLElement {
+function largest(review: Review, speech: Speech): HTMLElement {
+  const { fmt, t } = speech;
   const heads = t.recordHeads;
+  // How the list is ranked (per currency), said where the ranking is, in the host's language.
+  const ranking = review.notes.find((n) => n.code === RANKING);
   const status = (label: string | null) =>
     label === null
       ? "–"
@@ -405,6 +514,9 @@ function largest(review: Review, { fmt, t }: Speech): HTMLElement {
     "section",
     { "aria-labelledby": "largest-title" },
     h("h2", { id: "largest-title" }, t.largestTitle),
+    ranking === undefined
+      ? null
+      : h("p", { class: "section-note", "data-testid": "ranking" }, ...noteContent(ranking, speech)),
     ...review.largest.map((group) => {
       const rows = group.rows.map((r: BudgetRow, i) =>
         h(
@@ -418,7 +530,11 @@ function largest(review: Review, { fmt, t }: Speech): HTMLElement {
         ),
       );
       const what = [
-        t.largestCaption(group.rows.length, fmt.money(group.total, group.currency, group.mapped)),
+        t.largestCaption(
+          group.rows.length,
+          group.matched,
+          fmt.money(group.total, group.currency, group.mapped),
+        ),
       ];
       return h(
         "div",
@@ -436,7 +552,7 @@ function largest(review: Review, { fmt, t }: Speech): HTMLElement {
               ...[heads.folio, heads.workOrder, heads.thirdParty, heads.status].map((c) =>
                 h("th", { scope: "col" }, c),
               ),
-              h("th", { scope: "col", class: "num" }, "items_total"),
+              h("th", { scope: "col", class: "num" }, amountHead(t)),
             ),
           ),
           h("tbody", {}, ...rows),

@@ -99,7 +99,7 @@ describe("an unconfigured stdio start", () => {
     expect(run.code).toBe(2);
   });
 
-  it("inside an MCP Bundle, points at the extension's settings by their titles", async () => {
+  it('inside an MCP Bundle, points at the extension\'s settings by their titles, and at its "Use the sandbox" setting', async () => {
     const dir = mkdtempSync(join(tmpdir(), "maintenance-mcp-unconfigured-"));
     try {
       cpSync("dist/bin", join(dir, "dist", "bin"), { recursive: true });
@@ -109,7 +109,7 @@ describe("an unconfigured stdio start", () => {
       });
       const { calls, run } = await session(s);
       expect(calls[0]!.content[0]!.text).toContain(
-        `Fix this in the extension's settings in your MCP host (Claude Desktop: Settings > Extensions > Maintenance management (CMMS) > Configure: "API base URL", "OAuth client ID", "OAuth client secret", "Hawk ID", "Hawk key"), then restart the extension.`,
+        `Fix this in the extension's settings in your MCP host (Claude Desktop: Settings > Extensions > Maintenance management (CMMS) > Configure: "API base URL", "OAuth client ID", "OAuth client secret", "Hawk ID", "Hawk key"), then restart the extension. To try the tools on demo data without an account, turn on "Use the sandbox" instead.`,
       );
       expect(run.code).toBe(2);
     } finally {

@@ -332,3 +332,36 @@ describe("the call's filters the head names", () => {
     ]);
   });
 });
+
+describe("the server's notes (interface.md §8b)", () => {
+  const base = { budgets: [], groups: [{ currency: "USD", count: 1, items_total: 1 }] };
+
+  it("reads coded notes with their params, and the plain sentences of older servers", () => {
+    const notes = review({
+      ...base,
+      notes: [
+        { code: "review_capped", text: "max_records=50 stopped…", params: { scanned: 50, max_records: 50 } },
+        "Currency “Crédito interno” has no ISO 4217 code: …",
+        { code: "some_future_code", text: "A note this view has no words for." },
+      ],
+    }).notes;
+    expect(notes).toEqual([
+      { code: "review_capped", text: "max_records=50 stopped…", params: { scanned: 50, max_records: 50 } },
+      { text: "Currency “Crédito interno” has no ISO 4217 code: …", params: {} },
+      { code: "some_future_code", text: "A note this view has no words for.", params: {} },
+    ]);
+  });
+
+  it("drops what is no note and params that are no string or finite number", () => {
+    const notes = review({
+      ...base,
+      notes: [
+        42,
+        null,
+        { code: "x" },
+        { code: "no_match_scanned", text: "None…", params: { scanned: Number.NaN, at: { a: 1 }, ok: "y" } },
+      ],
+    }).notes;
+    expect(notes).toEqual([{ code: "no_match_scanned", text: "None…", params: { ok: "y" } }]);
+  });
+});

@@ -5,7 +5,8 @@
  * missing key; these pin what a type cannot: that the words differ, and the forms are right.
  */
 import { describe, expect, it } from "vitest";
-import { createSay, languageOf, snapshotAge } from "../../src/ui/messages/catalogue.js";
+import { createFormat } from "../../src/ui/format.js";
+import { createSay, languageOf, snapshotSeconds } from "../../src/ui/messages/catalogue.js";
 import { en } from "../../src/ui/messages/en.js";
 import { messagesFor } from "../../src/ui/messages/index.js";
 
@@ -78,6 +79,11 @@ describe("plural forms (Intl.PluralRules)", () => {
 /** Every message as text: strings as they are, functions called with sample figures, records walked. */
 function leaves(value: unknown, path = ""): [string, string][] {
   if (typeof value === "string") return [[path, value]];
+  // The server's notes take their params by name: any name gives "A" as shown and 3 as sent.
+  if (typeof value === "function" && path.startsWith("note.")) {
+    const any = <T>(x: T) => new Proxy({}, { get: () => x, has: () => true });
+    return [[path, String((value as (p: unknown, v: unknown) => string)(any("A"), any(3)))]];
+  }
   if (typeof value === "function") {
     const fn = value as (...args: unknown[]) => unknown;
     return [[path, String(fn.length >= 2 ? fn("A", 3, 4) : fn(3))]];
@@ -134,20 +140,59 @@ describe("every message is translated", () => {
   });
 });
 
-describe("the snapshot line (as of 10:42:07Z, 95 s ago)", () => {
+describe("the snapshot line: its time in the host's zone, as people write it, and its age", () => {
   const now = Date.parse("2026-11-26T10:43:42Z");
+  const line = (locale: string, zone: string, asOf: string) => {
+    const fmt = createFormat(locale, zone);
+    const time = fmt.instant(asOf, now);
+    const sameDay = time === fmt.instant(asOf, Date.parse(asOf));
+    return messagesFor(locale)
+      .asOf(time, snapshotSeconds(asOf, now), sameDay)
+      .replace(/[\u00a0\u202f]/g, " ");
+  };
 
   it.each([
-    ["en", "2026-11-26T10:42:07Z", "As of 10:42:07Z, 95 s ago"],
-    ["es-MX", "2026-11-26T10:42:07.500Z", "Datos de las 10:42:07Z, hace 94 s"],
-    ["pt-BR", "2026-11-26T10:38:42Z", "Dados das 10:38:42Z, há 5 min"],
-    ["en", "2026-11-26T07:43:42+00:00", "As of 07:43:42Z, 3 h ago"],
-    ["en", "2026-11-25T23:00:00-01:00", "As of 00:00:00Z, 10 h ago"],
-    ["en", "2026-11-25T10:43:42Z", "As of 2026-11-25 10:43:42Z, 24 h ago"],
+    ["en-US", "UTC", "2026-11-26T10:42:07Z", "As of 10:42 AM, 95 s ago"],
+    ["en-US", "America/New_York", "2026-11-26T10:42:07Z", "As of 5:42 AM, 95 s ago"],
+    ["es-CL", "America/Santiago", "2026-11-26T10:42:07.500Z", "Datos de las 7:42 a. m., hace 94 s"],
+    ["es-MX", "America/Mexico_City", "2026-11-26T10:42:07Z", "Datos de las 4:42 a.m., hace 95 s"],
+    ["pt-BR", "America/Sao_Paulo", "2026-11-26T10:38:42Z", "Dados das 07:38, há 5 min"],
+    ["en-GB", "Europe/London", "2026-11-26T07:43:42+00:00", "As of 07:43, 3 h ago"],
+    // Another day in the host's zone: the date as well, "del"/"de" rather than "de las"/"das".
+    ["en-US", "UTC", "2026-11-25T10:43:42Z", "As of Nov 25, 2026, 10:43 AM, 24 h ago"],
+    ["es-CL", "America/Santiago", "2026-11-25T10:43:42Z", "Datos del 25-11-2026, 7:43 a. m., hace 24 h"],
+    ["pt-BR", "America/Sao_Paulo", "2026-11-25T10:43:42Z", "Dados de 25 de nov. de 2026, 07:43, há 24 h"],
+    // Just after midnight UTC is still the 25th in Santiago: a day is the host's day.
+    ["es-CL", "America/Santiago", "2026-11-26T01:00:00Z", "Datos del 25-11-2026, 10:00 p. m., hace 9 h"],
     // A host clock behind the server's: never "in the future".
-    ["en", "2026-11-26T10:43:50Z", "As of 10:43:50Z, 0 s ago"],
-  ])("%s, %s", (locale, asOf, line) => {
-    const { time, seconds } = snapshotAge(asOf, now);
-    expect(messagesFor(locale).asOf(time, seconds)).toBe(line);
+    ["en-US", "UTC", "2026-11-26T10:43:50Z", "As of 10:43 AM, 0 s ago"],
+  ])("%s in %s, %s", (locale, zone, asOf, words) => {
+    expect(line(locale, zone, asOf)).toBe(words);
+  });
+
+  it("never shows an ISO instant or a Z", () => {
+    for (const locale of ["en-US", "es-CL", "pt-BR"]) {
+      expect(line(locale, "UTC", "2026-11-26T10:42:07Z")).not.toMatch(/\d{2}:\d{2}:\d{2}|Z\b|T\d/);
+    }
+  });
+});
+
+describe("times in the host's zone, the zone named as people say it", () => {
+  it.each([
+    ["en-US", "America/New_York", "Eastern Time"],
+    ["es-CL", "America/Santiago", "hora de Chile"],
+    ["pt-BR", "America/Sao_Paulo", "Horário Padrão de Brasília"],
+    ["en-US", "UTC", "UTC"],
+    ["es-CL", "Etc/UTC", "UTC"],
+  ])("%s in %s: %s", (locale, zone, name) => {
+    expect(createFormat(locale, zone).zoneName()).toBe(name);
+  });
+
+  it("falls back to UTC for a zone the platform does not know, and formats dates as calendar dates", () => {
+    const fmt = createFormat("es-CL", "Mars/Olympus_Mons");
+    expect(fmt.timeZone).toMatch(/^(UTC|Etc\/UTC|[A-Z][a-z]+\/\w+)$/);
+    // A date is the same day everywhere: 2026-11-28 is the 28th in Santiago too.
+    expect(createFormat("es-CL", "America/Santiago").date("2026-11-28")).toBe("28-11-2026");
+    expect(createFormat("pt-BR", "America/Sao_Paulo").instant("2026-11-28")).toBe("28 de nov. de 2026");
   });
 });

@@ -5,7 +5,7 @@
  * when it holds figures), never English fragments glued together; counts choose their form with
  * Intl.PluralRules. Numbers, money and dates come in already formatted (format.ts).
  */
-import type { AgeBucket, GroupChoice, GroupKey, PeriodChoice, StatusChoice } from "../contract.js";
+import type { AgeBucket, GroupChoice, GroupKey, NoteCode, PeriodChoice, StatusChoice } from "../contract.js";
 
 /** A count's forms by plural category; `#` is the count in the locale's digits; `=0` overrides zero. */
 export interface Plural {
@@ -34,6 +34,16 @@ export type StatusLabel = "pending approval" | "approved" | "rejected/cancelled"
 export type WorkOrderStatus = "in process" | "in review" | "finished" | "cancelled";
 /** The call's filters the head names, by argument. */
 export type FilterKey = "currency" | "cost_center" | "third_party" | "id" | "wo_folio";
+
+/**
+ * A server note in words (interface.md §8b), from its params: `p` as shown (numbers in the locale's
+ * digits, dates formatted, upstream text in place), `v` as sent (for plural forms and choices). A
+ * param the server did not send makes the view fall back to the note's English text.
+ */
+export type NoteMessage = (
+  p: Readonly<Record<string, string>>,
+  v: Readonly<Record<string, string | number>>,
+) => string;
 
 export interface Messages {
   /** The page's title and heading. */
@@ -74,18 +84,29 @@ export interface Messages {
   partial: string;
   sandbox: string;
   partialCapped: string;
-  partialList(returned: number, total: number, nextStart: number | null): string;
+  partialList(returned: number, total: number, more: boolean): string;
   partialResumable: string;
   /** Partial for a reason the result's notes give (e.g. only the largest groups kept). */
   partialNotes: string;
-  /** The snapshot line: the time the server read the budgets ("10:42:07Z") and how long ago. */
-  asOf(time: string, seconds: number): string;
+  /**
+   * The snapshot line: when the server read the budgets, in the host's zone ("10:42 AM" that day,
+   * else a date and time; `sameDay` says which) and how long ago.
+   */
+  asOf(time: string, seconds: number, sameDay: boolean): string;
   readAgain: string;
   continueReview: string;
   noMatch: string;
   noBudget: string;
+  /** What the amount is (the API's items_total), under the tables. */
   footnote: string;
+  /** The amount's column head, and the line under it: words, never the field name. */
+  amountHead: string;
+  amountDetail: string;
+  /** A bound on the amount in the call's filters ("amount ≥ 100"). */
+  bound: Record<"items_total" | "net_total", string>;
   notes: string;
+  /** The server's notes by code. */
+  note: Record<NoteCode, NoteMessage>;
   totalsTitle: string;
   /** An unmapped currency: the line under its quoted name. */
   noIsoCode: string;
@@ -101,7 +122,8 @@ export interface Messages {
   showAll(rows: number): string;
   showFirst(rows: number): string;
   largestTitle: string;
-  largestCaption(n: number, total: string): string;
+  /** A currency's ranking: `shown` budgets of the currency's `matched` (when the result says), their `total`. */
+  largestCaption(shown: number, matched: number | undefined, total: string): string;
   recordHeads: { folio: string; workOrder: string; thirdParty: string; status: string };
   /** Quotation marks around upstream text that stands alone (an unmapped currency's name). */
   quotes: readonly [open: string, close: string];
@@ -134,14 +156,9 @@ export function ageUnits(seconds: number): { n: number; unit: "s" | "min" | "h" 
   return { n: Math.floor(seconds / 3600), unit: "h" };
 }
 
-/** A snapshot's time as the server's first line writes it ("10:42:07Z", with the date when not today) and its age. */
-export function snapshotAge(asOf: string, now: number): { time: string; seconds: number } {
-  const ms = Date.parse(asOf);
-  const iso = new Date(ms).toISOString();
-  const sameDay = iso.slice(0, 10) === new Date(now).toISOString().slice(0, 10);
-  const time = `${sameDay ? "" : `${iso.slice(0, 10)} `}${iso.slice(11, 19)}Z`;
-  // A host clock a little behind the server's reads as "0 s ago", never as the future.
-  return { time, seconds: Math.max(0, Math.floor((now - ms) / 1000)) };
+/** A snapshot's age in whole seconds at `now`; a host clock a little behind the server's reads as 0, never the future. */
+export function snapshotSeconds(asOf: string, now: number): number {
+  return Math.max(0, Math.floor((now - Date.parse(asOf)) / 1000));
 }
 
 export function createSay(locale: string): Say {

@@ -1,5 +1,6 @@
 /** The view's words in English (the language for every locale the catalogue has no module for). */
 import { ageUnits, type Catalogue } from "./catalogue.js";
+import { notesEn } from "./notes-en.js";
 
 export const en: Catalogue = (say) => ({
   title: "Budget review",
@@ -77,7 +78,7 @@ export const en: Catalogue = (say) => ({
   },
   window: {
     line: (span) => `Window: ${span}`,
-    span: (since, until) => `${since} – ${until} (UTC)`,
+    span: (since, until) => `${since} – ${until}`,
     openStart: "the first budget",
     openEnd: "now",
     everyDate: "every date",
@@ -102,10 +103,11 @@ export const en: Catalogue = (say) => ({
   complete: "Complete",
   partial: "Partial",
   sandbox: "Sandbox data",
-  partialCapped: "Partial: the scan stopped at max_records, so the figures cover only the budgets scanned.",
-  partialList: (returned, total, nextStart) =>
+  partialCapped:
+    "Partial: the review stopped at the most budgets it reads in one call, so the figures cover only the budgets read.",
+  partialList: (returned, total, more) =>
     `Partial: ${say.num(returned)} of ${say.count(total, { one: "# budget is", other: "# budgets are" })} in this result${
-      nextStart === null ? "" : `; the rest start at start=${nextStart}`
+      more ? "; the next call goes on from there" : ""
     }.`,
   partialResumable:
     "Partial: the server stopped before the end of the window. Continue the review to read the rest; nothing read so far is read again.",
@@ -120,15 +122,19 @@ export const en: Catalogue = (say) => ({
   noMatch: "No budget matches this review.",
   noBudget: "No budget in this result.",
   footnote:
-    "items_total: the sum of a budget's line totals, before its discount and before taxes. Currencies are never added together.",
+    "Amount: the sum of a budget's line totals, before its discount and before taxes. Currencies are never added together.",
+  amountHead: "Amount",
+  amountDetail: "(lines, before discount and tax)",
+  bound: { items_total: "amount", net_total: "net amount" },
   notes: "Notes",
+  note: notesEn(say),
   totalsTitle: "Totals per currency",
   noIsoCode: "no ISO 4217 code: never added to another currency",
   budgets: (n) => say.count(n, { one: "# budget", other: "# budgets" }),
   oldestPending: (days) => `oldest pending ${say.count(days, { one: "# day", other: "# days" })}`,
   none: "(none)",
   chartsTitle: (key) => `By ${key}`,
-  chartCaption: (key) => `items_total by ${key}`,
+  chartCaption: (key) => `amount by ${key}`,
   ageTitle: "Pending queue by age",
   ageCaption: "pending budgets by days waiting",
   budgetsHead: "Budgets",
@@ -136,7 +142,10 @@ export const en: Catalogue = (say) => ({
   showAll: (rows) => `Show all ${say.num(rows)} rows`,
   showFirst: (rows) => `Show the first ${say.num(rows)} rows`,
   largestTitle: "Largest budgets",
-  largestCaption: (n, total) => `${say.count(n, { one: "# budget", other: "# budgets" })}, ${total} in all`,
+  largestCaption: (shown, matched, total) =>
+    matched !== undefined && matched > shown
+      ? `${say.count(shown, { one: "the largest", other: "the # largest" })} of ${say.count(matched, { one: "# budget", other: "# budgets" })} (${total} together)`
+      : `${say.count(shown, { one: "# budget", other: "# budgets" })}, ${total} in all`,
   recordHeads: { folio: "Folio", workOrder: "Work order", thirdParty: "Third party", status: "Status" },
   quotes: ["“", "”"],
   notABudgetResult: "This result holds no budget data: the view shows results of query_budgets.",

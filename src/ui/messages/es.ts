@@ -1,5 +1,6 @@
 /** The view's words in Spanish, as maintenance teams in Latin America say them (es, es-CL, es-MX...). */
 import { ageUnits, type Catalogue } from "./catalogue.js";
+import { notesEs } from "./notes-es.js";
 
 export const es: Catalogue = (say) => {
   const budgets = (n: number) =>
@@ -80,7 +81,7 @@ export const es: Catalogue = (say) => {
     },
     window: {
       line: (span) => `Período: ${span}`,
-      span: (since, until) => `${since} – ${until} (UTC)`,
+      span: (since, until) => `${since} – ${until}`,
       openStart: "el primer presupuesto",
       openEnd: "ahora",
       everyDate: "todas las fechas",
@@ -109,26 +110,30 @@ export const es: Catalogue = (say) => {
     partial: "Parcial",
     sandbox: "Datos de prueba (sandbox)",
     partialCapped:
-      "Parcial: la lectura se detuvo en max_records, así que las cifras cubren solo los presupuestos leídos.",
-    partialList: (returned, total, nextStart) =>
+      "Parcial: la revisión se detuvo en el máximo de presupuestos que lee en una llamada, así que las cifras cubren solo los presupuestos leídos.",
+    partialList: (returned, total, more) =>
       `Parcial: ${say.num(returned)} de ${budgets(total)} están en este resultado${
-        nextStart === null ? "" : `; el resto empieza en start=${nextStart}`
+        more ? "; la siguiente llamada sigue desde ahí" : ""
       }.`,
     partialResumable:
       "Parcial: el servidor se detuvo antes del final del período. «Continuar la revisión» lee el resto sin volver a leer lo ya leído.",
     partialNotes:
       "Parcial: estas cifras no cubren todos los presupuestos del período; las notas de abajo dicen por qué y cómo acotar la revisión.",
-    asOf: (time, seconds) => {
+    asOf: (time, seconds, sameDay) => {
       const { n, unit } = ageUnits(seconds);
-      return `Datos de las ${time}, hace ${say.num(n)} ${unit}`;
+      return `Datos ${sameDay ? "de las" : "del"} ${time}, hace ${say.num(n)} ${unit}`;
     },
     readAgain: "Volver a leer",
     continueReview: "Continuar la revisión",
     noMatch: "Ningún presupuesto coincide con esta revisión.",
     noBudget: "No hay presupuestos en este resultado.",
     footnote:
-      "items_total: la suma de los totales de las líneas del presupuesto, antes del descuento y de los impuestos. Nunca se suman monedas distintas.",
+      "Monto: la suma de los totales de las líneas del presupuesto, antes del descuento y de los impuestos. Nunca se suman monedas distintas.",
+    amountHead: "Monto",
+    amountDetail: "(líneas, antes de descuento e impuestos)",
+    bound: { items_total: "monto", net_total: "monto neto" },
     notes: "Notas",
+    note: notesEs(say),
     totalsTitle: "Totales por moneda",
     noIsoCode: "sin código ISO 4217: nunca se suma a otra moneda",
     budgets,
@@ -136,7 +141,7 @@ export const es: Catalogue = (say) => {
       `pendiente más antiguo: ${say.count(days, { one: "# día", many: "# de días", other: "# días" })}`,
     none: "(sin valor)",
     chartsTitle: (key) => `Por ${key}`,
-    chartCaption: (key) => `items_total por ${key}`,
+    chartCaption: (key) => `monto por ${key}`,
     ageTitle: "Pendientes por antigüedad",
     ageCaption: "presupuestos pendientes por días de espera",
     budgetsHead: "Presupuestos",
@@ -144,7 +149,10 @@ export const es: Catalogue = (say) => {
     showAll: (rows) => `Mostrar las ${say.num(rows)} filas`,
     showFirst: (rows) => `Mostrar solo las primeras ${say.num(rows)} filas`,
     largestTitle: "Presupuestos de mayor monto",
-    largestCaption: (n, total) => `${budgets(n)}, ${total} en total`,
+    largestCaption: (shown, matched, total) =>
+      matched !== undefined && matched > shown
+        ? `${say.count(shown, { one: "el de mayor monto", other: "los # de mayor monto" })} de ${budgets(matched)} (${total} entre ellos)`
+        : `${budgets(shown)}, ${total} en total`,
     recordHeads: { folio: "Folio", workOrder: "Orden de trabajo", thirdParty: "Tercero", status: "Estado" },
     quotes: ["«", "»"],
     notABudgetResult:

@@ -5,7 +5,7 @@ import { es } from "./es.js";
 import { pt } from "./pt.js";
 
 export type { Messages } from "./catalogue.js";
-export { languageOf, snapshotAge } from "./catalogue.js";
+export { languageOf, snapshotSeconds } from "./catalogue.js";
 
 const CATALOGUES: Record<Language, Catalogue> = { en, es, pt };
 

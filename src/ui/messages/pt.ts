@@ -1,5 +1,6 @@
 /** The view's words in Brazilian Portuguese (pt, pt-BR, and pt-PT until it has a module of its own). */
 import { ageUnits, type Catalogue } from "./catalogue.js";
+import { notesPt } from "./notes-pt.js";
 
 export const pt: Catalogue = (say) => {
   // CLDR puts 0 with 1 in Portuguese; "0 orçamentos" is what people write.
@@ -86,7 +87,7 @@ export const pt: Catalogue = (say) => {
     },
     window: {
       line: (span) => `Período: ${span}`,
-      span: (since, until) => `${since} – ${until} (UTC)`,
+      span: (since, until) => `${since} – ${until}`,
       openStart: "o primeiro orçamento",
       openEnd: "agora",
       everyDate: "todas as datas",
@@ -115,26 +116,31 @@ export const pt: Catalogue = (say) => {
     complete: "Completo",
     partial: "Parcial",
     sandbox: "Dados de teste (sandbox)",
-    partialCapped: "Parcial: a leitura parou em max_records; os valores cobrem apenas os orçamentos lidos.",
-    partialList: (returned, total, nextStart) =>
+    partialCapped:
+      "Parcial: a revisão parou no máximo de orçamentos que lê em uma chamada; os valores cobrem apenas os orçamentos lidos.",
+    partialList: (returned, total, more) =>
       `Parcial: ${say.num(returned)} de ${budgets(total)} estão neste resultado${
-        nextStart === null ? "" : `; o restante começa em start=${nextStart}`
+        more ? "; a próxima chamada continua daí" : ""
       }.`,
     partialResumable:
       "Parcial: o servidor parou antes do fim do período. “Continuar a revisão” lê o restante sem ler de novo o que já foi lido.",
     partialNotes:
       "Parcial: estes valores não cobrem todos os orçamentos do período; as observações abaixo dizem por quê e como restringir a revisão.",
-    asOf: (time, seconds) => {
+    asOf: (time, seconds, sameDay) => {
       const { n, unit } = ageUnits(seconds);
-      return `Dados das ${time}, há ${say.num(n)} ${unit}`;
+      return `Dados ${sameDay ? "das" : "de"} ${time}, há ${say.num(n)} ${unit}`;
     },
     readAgain: "Ler novamente",
     continueReview: "Continuar a revisão",
     noMatch: "Nenhum orçamento corresponde a esta revisão.",
     noBudget: "Nenhum orçamento neste resultado.",
     footnote:
-      "items_total: a soma dos totais das linhas do orçamento, antes do desconto e dos impostos. Moedas diferentes nunca são somadas.",
+      "Valor: a soma dos totais das linhas do orçamento, antes do desconto e dos impostos. Moedas diferentes nunca são somadas.",
+    amountHead: "Valor",
+    amountDetail: "(linhas, antes de desconto e impostos)",
+    bound: { items_total: "valor", net_total: "valor líquido" },
     notes: "Observações",
+    note: notesPt(say),
     totalsTitle: "Totais por moeda",
     noIsoCode: "sem código ISO 4217: nunca somada a outra moeda",
     budgets,
@@ -142,7 +148,7 @@ export const pt: Catalogue = (say) => {
       `pendente mais antigo: ${say.count(days, { "=0": "# dias", one: "# dia", many: "# de dias", other: "# dias" })}`,
     none: "(sem valor)",
     chartsTitle: (key) => `Por ${key}`,
-    chartCaption: (key) => `items_total por ${key}`,
+    chartCaption: (key) => `valor por ${key}`,
     ageTitle: "Pendentes por dias em aberto",
     ageCaption: "orçamentos pendentes por dias de espera",
     budgetsHead: "Orçamentos",
@@ -150,7 +156,10 @@ export const pt: Catalogue = (say) => {
     showAll: (rows) => `Mostrar todas as ${say.num(rows)} linhas`,
     showFirst: (rows) => `Mostrar só as primeiras ${say.num(rows)} linhas`,
     largestTitle: "Maiores orçamentos",
-    largestCaption: (n, total) => `${budgets(n)}, ${total} no total`,
+    largestCaption: (shown, matched, total) =>
+      matched !== undefined && matched > shown
+        ? `${say.count(shown, { one: "o maior", other: "os # maiores" })} de ${budgets(matched)} (${total} juntos)`
+        : `${budgets(shown)}, ${total} no total`,
     recordHeads: {
       folio: "Folio",
       workOrder: "Ordem de serviço",
