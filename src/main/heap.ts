@@ -4,8 +4,8 @@
  * whenever enough survives a scavenge, up to 2 x 16 MiB, and the old generation may grow to up to
  * 4 x what survives a full collection before the next one. For a server that sits in the
  * background of a desktop that is resident memory buying nothing. Two settings, both read by V8
- * each time it sizes a generation, so setting them after start works (test/e2e/heap.test.ts runs
- * on Node 20 and 22):
+ * each time it sizes a generation, so setting them after start works (bench/sections/heap-growth.mjs
+ * measures them on the Node it runs on):
  * - the young generation stays at its starting size (--semi-space-growth-factor=1);
  * - the old generation grows by half of what survived (--heap-growing-percent=50).
  * Measured side by side (docs/quality.md): over stdio, RSS after 1,000 to 8,000 calls flat at 82-84

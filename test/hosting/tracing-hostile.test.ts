@@ -147,7 +147,12 @@ describe("a 900,000-character JSON-RPC id", () => {
     const endpoint = gone.endpoint;
     await gone.close();
     opened = opened.filter((o) => o !== gone);
-    const { server, lines } = await setup(endpoint);
+    // The exporter retries a refused connection with backoff until its timeout (10 s by default): with 1.5 s it
+    // gives up after one retry, and the failure is reported the same way. Read when the exporter is built.
+    process.env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT = "1500";
+    const { server, lines } = await setup(endpoint).finally(() => {
+      delete process.env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT;
+    });
     expect(await call(server, "north", HUGE_ID)).toBe(200);
     const warnings = await tracingWarnings(lines);
     expect(warnings.length).toBeGreaterThan(0);
