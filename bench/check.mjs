@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:check`: the regression guard CI runs after `npm test` (issue 33), against dist/ as
- * built (build first). Under a minute, side by side in one run (series interleaved, medians), it
+ * built (build first). Under a minute, side by side in one run (series interleaved, medians of 12 spawns and 300 calls), it
  * measures what a user feels first and what every call costs, and fails past the limits of
  * docs/quality.md ("Regression check"):
  *   cold start (spawn → `tools/list` answered)   <= 1.25 x the bare v2 SDK server
@@ -33,7 +33,7 @@ import { coldStart } from "./sections/cold-start.mjs";
 /** The limits of docs/quality.md, "Regression check". */
 const LIMITS = Object.freeze({ cold: 1.25, first: 1.4, perCall: 1.3, rss: 1.3, listBytes: 11_500 });
 
-const COLD_ROUNDS = Number(process.env.COLD_ROUNDS ?? 8);
+const COLD_ROUNDS = 12;
 const CALL_ROUNDS = 300;
 const CALL_WARMUP = 30;
 const TOOL = "list_warehouse_groups_1";
