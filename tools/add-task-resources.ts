@@ -6,14 +6,12 @@ import { rejectDuplicates, resourceRef, taskResourceChecks } from "../src/domain
 import { shown } from "../src/domain/upstream-text.js";
 import { defineTool } from "./define.js";
 import { checkKey, dryRunOutput, dryRunResult, dryRunText } from "./dry-run.js";
-import { dryRun, idempotencyKey, positiveId } from "./params.js";
-
-const note = z.string().max(2000).optional();
+import { dryRun, idempotencyKey, note, positiveId } from "./params.js";
 
 const Resource = z.discriminatedUnion("type_description", [
   z.strictObject({
     type_description: z.literal("INVENTORY"),
-    id_item: positiveId("A tool or spare part."),
+    id_item: positiveId(),
     note,
   }),
   z.strictObject({
@@ -73,8 +71,7 @@ export default defineTool({
   title: "Add resources to a task-plan task",
   description: [
     "Add tools/spare parts (INVENTORY), labour (HUMAN_RESOURCES) or services (SERVICES) to a task of a task plan.",
-    "Use this tool when planning what a task needs. All-or-nothing. idempotency_key makes a retry safe.",
-    "dry_run cannot check that the plan, task or ids exist.",
+    "Use this tool when planning what a task needs. All-or-nothing.",
     "Quantity is always 1; unit_cost comes from the source record (else 0).",
     'Example: {"id_group_task": 1, "id_task": 101, "resources": [{"type_description": "INVENTORY", "id_item": 1001}]}',
   ].join("\n"),

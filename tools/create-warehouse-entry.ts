@@ -16,7 +16,7 @@ import {
 } from "../src/domain/warehouse-entry.js";
 import { defineTool } from "./define.js";
 import { checkKey, dryRunOutput, dryRunResult, dryRunText } from "./dry-run.js";
-import { decimal, dryRun, idempotencyKey, text } from "./params.js";
+import { decimal, dryRun, idempotencyKey, note, text } from "./params.js";
 
 const Item = z.strictObject({
   code: text(100),
@@ -32,14 +32,15 @@ export const CreateWarehouseEntryInput = z.strictObject({
     error: 'must be a warehouse code, not "." or ".."',
   }),
   movement_type: z.literal(["purchase", "return", 1, 2]).describe("purchase (1) or return (2)."),
-  is_from_movement: z.boolean().optional().describe("From the order or exit in document."),
+  // Explained in the description (from an order or exit); a second text here would cost context.
+  is_from_movement: z.boolean().optional(),
   document: text(200, "Order folio_target, exit document, or invoice ref."),
-  code_user: text(100, "Responsible human resource, with a user account."),
+  code_user: text(100, "Responsible human resource (a user)."),
   code_supplier: text(100).optional(),
   value_cost_center: text(100).optional(),
   description_cost_center: text(200).optional(),
-  note: z.string().max(2000).optional(),
-  items: z.array(Item).min(1).max(500).optional().describe("Omit only for a total entry from a movement."),
+  note,
+  items: z.array(Item).min(1).max(500).optional(),
   dry_run: dryRun,
   idempotency_key: idempotencyKey,
 });
@@ -116,8 +117,7 @@ export default defineTool({
   title: "Register a warehouse stock entry",
   description: [
     "Register stock arriving in a warehouse: a new purchase, a receipt from a purchase order, or a return of an exit.",
-    "Use this tool when goods arrive; idempotency_key makes a retry safe.",
-    "dry_run cannot check that the warehouse, codes, user, order or exit exist.",
+    "Use this tool when goods arrive.",
     "From an order or exit: is_from_movement=true and its folio/document; omit items to receive all pending.",
     'Example: {"warehouse_code": "WH-MAIN", "movement_type": "purchase", "document": "INV-118", "code_user": "HR-001", "items": [{"code": "SP-1003", "qty": 4, "unit_cost": 12.5}]}',
   ].join("\n"),

@@ -13,7 +13,7 @@ export const ListWarehouseGroups1Input = z.strictObject({
     .enum(["enabled", "disabled", "all"])
     .optional()
     .describe("enabled (default), disabled or all (read every page, count both)."),
-  only_enabled: z.boolean().optional().describe("Legacy: true = state enabled, false = all."),
+  only_enabled: z.boolean().optional().describe("Legacy; use state."),
   start,
   limit: limit(DEFAULT_LIMIT),
   all,

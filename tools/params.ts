@@ -31,7 +31,19 @@ export const positiveId = (what?: string) => {
   return what ? id.describe(what) : id;
 };
 
-export const start = z.number().int().min(0).max(1_000_000).optional();
+/** Where a page starts; its bound, like text()'s, is checked but kept out of the JSON Schema. */
+export const start = z
+  .number()
+  .int()
+  .min(0)
+  .refine((v) => v <= 1_000_000, { error: "must be at most 1000000" })
+  .optional();
+
+/** A free-text note (empty allowed); its bound is checked but kept out of the JSON Schema, like text()'s. */
+export const note = z
+  .string()
+  .refine((v) => v.length <= 2000, { error: "must be at most 2000 characters" })
+  .optional();
 
 export const limit = (fallback: number) =>
   z.number().int().min(1).max(MAX_PAGE_SIZE).optional().describe(`Page size (default ${fallback}).`);

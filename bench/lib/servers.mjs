@@ -12,7 +12,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-export const OURS_BIN = fileURLToPath(new URL("../../dist/bin/maintenance-mcp.js", import.meta.url));
+/** The shipped bundle; BENCH_OURS_BIN points the bench at another build (a side-by-side of two releases). */
+export const OURS_BIN =
+  process.env.BENCH_OURS_BIN || fileURLToPath(new URL("../../dist/bin/maintenance-mcp.js", import.meta.url));
 export const FLOOR_BIN = fileURLToPath(new URL("../floor-server.mjs", import.meta.url));
 /** The same floor on the v2 SDK (ours is built on it). */
 export const FLOOR_V2_BIN = fileURLToPath(new URL("../floor-server-v2.mjs", import.meta.url));
@@ -93,12 +95,15 @@ export function startHttpServer(bin, args, env = childEnv(), timeoutMs = 15_000)
   });
 }
 
-/** Resident set size of a process in MiB, from /proc/<pid>/status (VmRSS). */
-export function rssMiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+/** Resident set size of a process in MiB, from /proc/<pid>/status: now (VmRSS) or at its peak (VmHWM). */
+export function rssMiB(pid, which = "VmRSS") {
+  const m = new RegExp(`${which}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error(`no ${which} for pid ${pid}`);
   return Number(m[1]) / 1024;
 }
+
+/** Peak resident set size of a process in MiB (VmHWM). */
+export const peakRssMiB = (pid) => rssMiB(pid, "VmHWM");
 
 /** Call a tool and throw when the result is an error, so that errors are never timed as calls. */
 export async function callOk(client, name, args = {}) {

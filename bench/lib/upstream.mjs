@@ -114,5 +114,37 @@ export async function directClient(sb, { client = "demo", status = false } = {})
   };
 }
 
+/**
+ * Another integration of the same company (readonly-client) reading one warehouse group every
+ * `limit.windowMs / 5` (50 of the platform's 200 a minute, evenly) until `stop()`, which resolves with
+ * the number of requests it sent. An answer other than 200 or 406 fails the walk (and `stop()`).
+ * Sections 9 and 10 run it beside our server against the rate-limited upstream.
+ */
+export async function otherIntegration(sb, limit = BENCH_RATE_LIMIT) {
+  const other = await directClient(sb, { client: "readonly", status: true });
+  let walking = true;
+  let sent = 0;
+  const runs = (async () => {
+    while (walking) {
+      const answer = await other("/warehouses_groups_1", { limit: 1 });
+      if (answer.status !== 200 && answer.status !== 406)
+        throw new Error(`other client: HTTP ${answer.status}`);
+      sent += 1;
+      await new Promise((r) => setTimeout(r, limit.windowMs / 5));
+    }
+  })();
+  return {
+    stop: async () => {
+      walking = false;
+      await runs;
+      return sent;
+    },
+  };
+}
+
+/** One client's figures from the rate-limited upstream's rateStats(), zeros when it sent nothing. */
+export const clientStats = (stats, clientId) =>
+  stats?.clients[clientId] ?? { accepted: 0, maxInWindow: 0, refused: 0 };
+
 /** `YYYY-MM-DDTHH:MM:SSZ` for `days` days before now (accepted by the tool and the API alike). */
 export const daysAgo = (days) => `${new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 19)}Z`;

@@ -16,9 +16,10 @@ const firstCall = { ours: [], floor: [], floorV2: [] };
 
 /**
  * Spawn, initialize, list tools, then call `tool`; returns the time until the list arrived (ms)
- * and records the time until the first call's result. Closing is not counted.
+ * and pushes the time until the first call's result onto `into`. Closing is not counted.
+ * Also used by the regression check (bench/check.mjs).
  */
-async function coldStart(bin, env, tool, into) {
+export async function coldStart(bin, env, tool, into) {
   const t0 = now();
   const server = await connectStdio(bin, env);
   const { tools } = await server.client.listTools();

@@ -13,7 +13,8 @@ import { now } from "../lib/measure.mjs";
 import { callOk, childEnv, connectStdio, OURS_BIN } from "../lib/servers.mjs";
 import {
   BENCH_RATE_LIMIT,
-  directClient,
+  clientStats,
+  otherIntegration,
   rateLimitedEnv,
   startRateLimitedUpstream,
 } from "../lib/upstream.mjs";
@@ -33,21 +34,10 @@ export default async function rateLimit() {
   let otherSent = 0;
   try {
     await sb.setBudgets(BUDGETS);
-    const other = await directClient(sb, { client: "readonly", status: true });
     const ours = await connectStdio(OURS_BIN, childEnv(rateLimitedEnv(sb, limit)));
     try {
       await ours.client.listTools();
-      let walking = true;
-      const period = limit.windowMs / 5; // 50 a minute of the platform's 200
-      const otherRuns = (async () => {
-        while (walking) {
-          const answer = await other("/warehouses_groups_1", { limit: 1 });
-          if (answer.status !== 200 && answer.status !== 406)
-            throw new Error(`other client: HTTP ${answer.status}`);
-          otherSent += 1;
-          await new Promise((r) => setTimeout(r, period));
-        }
-      })();
+      const other = await otherIntegration(sb, limit);
       const started = now();
       try {
         const r = await callOk(ours.client, "query_budgets", {
@@ -59,8 +49,7 @@ export default async function rateLimit() {
         review = r.structuredContent;
       } finally {
         elapsed = now() - started;
-        walking = false;
-        await otherRuns;
+        otherSent = await other.stop();
       }
     } finally {
       await ours.close();
@@ -70,8 +59,8 @@ export default async function rateLimit() {
     await sb.close();
   }
   const share = Math.floor(limit.perMinute * SHARE);
-  const mine = stats.clients["demo-client"] ?? { accepted: 0, maxInWindow: 0, refused: 0 };
-  const theirs = stats.clients["readonly-client"] ?? { accepted: 0, maxInWindow: 0, refused: 0 };
+  const mine = clientStats(stats, "demo-client");
+  const theirs = clientStats(stats, "readonly-client");
   const scanned = review?.review?.scanned ?? review?.count ?? 0;
   const windows = elapsed / limit.windowMs;
   const bench = `9. platform pace: review of ${BUDGETS.toLocaleString("en-US")} budgets at ${limit.perMinute} / ${limit.windowMs / 1000} s`;

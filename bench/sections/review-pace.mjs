@@ -9,12 +9,13 @@
  * either client; ours never above its share (100) in any window; the regroup under 2 % of the
  * first review's time; the server's peak RSS flat in N (30,000 within 1.15 x of 10,000).
  */
-import { readFileSync } from "node:fs";
 import { now } from "../lib/measure.mjs";
-import { callOk, childEnv, connectStdio, OURS_BIN } from "../lib/servers.mjs";
+import { callOk, childEnv, connectStdio, OURS_BIN, peakRssMiB } from "../lib/servers.mjs";
 import {
   BENCH_RATE_LIMIT,
+  clientStats,
   directClient,
+  otherIntegration,
   rateLimitedEnv,
   startRateLimitedUpstream,
 } from "../lib/upstream.mjs";
@@ -24,10 +25,6 @@ const DEADLINE_MS = 8_000;
 const SHARE = 0.5;
 const YEAR = 366 * 86_400_000;
 const iso = (ms) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
-
-/** Peak resident set size of a process in MiB (VmHWM). */
-const peakMiB = (pid) =>
-  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
 
 /** Cents per currency code of a summary's groups. */
 const centsOf = (groups) =>
@@ -82,17 +79,7 @@ export default async function reviewPace() {
   let exact = false;
   let otherSent = 0;
   try {
-    const other = await directClient(sb, { client: "readonly", status: true });
-    let walking = true;
-    const otherRuns = (async () => {
-      while (walking) {
-        const answer = await other("/warehouses_groups_1", { limit: 1 });
-        if (answer.status !== 200 && answer.status !== 406)
-          throw new Error(`other client: HTTP ${answer.status}`);
-        otherSent += 1;
-        await new Promise((r) => setTimeout(r, limit.windowMs / 5));
-      }
-    })();
+    const other = await otherIntegration(sb, limit);
     try {
       for (const size of SIZES) {
         await sb.setBudgets(size);
@@ -123,15 +110,14 @@ export default async function reviewPace() {
             fromSnapshot &&= /^(\[sandbox\] )?As of /.test(regroup.content[0].text);
           }
           const regroupMs = regroups.sort((a, b) => a - b)[2];
-          figures[size] = { ...first, regroupMs, fromSnapshot, peak: peakMiB(ours.pid), args };
+          figures[size] = { ...first, regroupMs, fromSnapshot, peak: peakRssMiB(ours.pid), args };
         } finally {
           await ours.close();
         }
         process.stderr.write(`  review-pace: ${size} budgets in ${figures[size].calls} calls\n`);
       }
     } finally {
-      walking = false;
-      await otherRuns;
+      otherSent = await other.stop();
     }
     stats = await sb.rateStats();
     // The oracle, after the measured runs (its requests count for the company too).
@@ -152,8 +138,8 @@ export default async function reviewPace() {
   }
 
   const share = Math.floor(limit.perMinute * SHARE);
-  const mine = stats.clients["demo-client"] ?? { accepted: 0, maxInWindow: 0, refused: 0 };
-  const theirs = stats.clients["readonly-client"] ?? { accepted: 0, maxInWindow: 0, refused: 0 };
+  const mine = clientStats(stats, "demo-client");
+  const theirs = clientStats(stats, "readonly-client");
   const bench = `10. review through resume at ${limit.perMinute} / ${limit.windowMs / 1000} s, deadline ${DEADLINE_MS / 1000} s`;
   for (const size of SIZES) {
     const f = figures[size];

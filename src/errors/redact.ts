@@ -104,38 +104,114 @@ function base64Cores(value: string): string[] {
   return [...cores];
 }
 
-interface Matchers {
-  version: number;
-  matchers: RegExp[];
-  /** Compiled matchers per secret value, reused across changes of the known set. */
-  compiled: Map<string, RegExp[]>;
-}
-const byScope = new WeakMap<SecretScope, Matchers>();
+/**
+ * Every encoded form of a secret but two holds one of these marks: a percent-escape, a \\u or \\x
+ * escape, an HTML entity. The other two are its characters as they are, each in either letter
+ * case, punctuation maybe after backslashes (the text form; its hex is text too), and its base64,
+ * maybe broken across lines and after backslashes (JSON's "\\/"). So a text without a mark can hold
+ * a secret only where, with backslashes (and, for base64, line breaks) taken out, the secret's
+ * characters, its hex or its base64 appear as they are: a check of plain strings. Its regular
+ * expressions, whose compilation costs V8 50-400 ms per secret on the first scan (issue 33: the
+ * first tool result of every start), are built and run only when that check finds something.
+ */
+const MARKS = /%[0-9a-f]{2}|\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&(?:#|[a-z]+;)/i;
+/** A line break inside base64 (WRAP), raw or JSON-escaped. */
+const WRAPS = /\r?\n|\\r\\n|\\n/g;
 
-/** The regular expressions of the known secrets of `scope`, matching their plain and encoded forms (longest first). */
-function secretMatchers(scope: SecretScope): RegExp[] {
+/** Letter case folded one character at a time (as the "i" flag compares), so that a fold of a text contains the fold of each of its parts. */
+function fold(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is what the quick path tests for
+  if (/^[\u0000-\u007f]*$/.test(text)) return text.toLowerCase();
+  return Array.from(text, (ch) => ch.toUpperCase().toLowerCase()).join("");
+}
+
+/** What the plain-string check reads of one text, each part computed once whatever the number of secrets. */
+class TextView {
+  #marked?: boolean;
+  #plain?: string;
+  #unwrapped?: string;
+  constructor(readonly text: string) {}
+  /** Whether the text holds an escape or an entity (MARKS). */
+  get marked(): boolean {
+    this.#marked ??= MARKS.test(this.text);
+    return this.#marked;
+  }
+  /** Backslashes out, letter case folded: where the text and hex forms appear as they are. */
+  get plain(): string {
+    this.#plain ??= fold(this.text.replaceAll("\\", ""));
+    return this.#plain;
+  }
+  /** Line breaks, then backslashes, out: where base64 appears as it is (case kept). */
+  get unwrapped(): string {
+    this.#unwrapped ??= this.text.replace(WRAPS, "").replaceAll("\\", "");
+    return this.#unwrapped;
+  }
+}
+
+/** One known secret: the plain strings its forms reduce to, and its regular expressions, built on first need. */
+class SecretForms {
+  readonly length: number;
+  /** A secret the plain-string check cannot stand for (backslash, control character, space): its regexes always run. */
+  readonly #always: boolean;
+  readonly #folded: string;
+  readonly #hex: string;
+  /** Each base64 core without its first and last character (a line break's removal may take the first). */
+  readonly #cores: string[];
+  #regexes?: RegExp[];
+
+  constructor(readonly value: string) {
+    this.length = value.length;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    this.#always = /[\\\u0000-\u001f ]/.test(value);
+    this.#folded = fold(value);
+    this.#hex = Buffer.from(value, "utf8").toString("hex");
+    this.#cores = (value.length >= 6 ? base64Cores(value) : []).map((core) => core.slice(1, -1));
+  }
+
+  /** False only when no form of the secret can be in the text (MARKS). */
+  mayBeIn(view: TextView): boolean {
+    if (this.#always || view.marked) return true;
+    const { plain } = view;
+    if (plain.includes(this.#folded) || plain.includes(this.#hex)) return true;
+    return this.#cores.some((core) => view.unwrapped.includes(core));
+  }
+
+  /** Text, hex and HTML forms in any case; base64 is case-sensitive (its own regex). */
+  regexes(): RegExp[] {
+    if (this.#regexes === undefined) {
+      const value = this.value;
+      this.#regexes = [new RegExp(`${textPattern(value, true)}|${hexPattern(value)}`, "gi")];
+      const cores = value.length >= 6 ? base64Cores(value) : [];
+      if (cores.length > 0) this.#regexes.push(new RegExp(cores.map(wrappedPattern).join("|"), "g"));
+    }
+    return this.#regexes;
+  }
+}
+
+interface Known {
+  version: number;
+  secrets: SecretForms[];
+  /** Per secret value, reused across changes of the known set (its regexes are compiled once). */
+  byValue: Map<string, SecretForms>;
+}
+const byScope = new WeakMap<SecretScope, Known>();
+
+/** The known secrets of `scope` (min. 4 characters). */
+function knownSecrets(scope: SecretScope): SecretForms[] {
   const version = scope.version();
   let cache = byScope.get(scope);
-  if (cache?.version === version) return cache.matchers;
-  cache ??= { version: -1, matchers: [], compiled: new Map() };
-  const { compiled } = cache;
+  if (cache?.version === version) return cache.secrets;
+  cache ??= { version: -1, secrets: [], byValue: new Map() };
+  const { byValue } = cache;
   const values = scope.knownValues().filter((v) => v.length >= MIN_SECRET_LENGTH);
-  for (const value of compiled.keys()) if (!values.includes(value)) compiled.delete(value);
-  const matchers = values.flatMap((value) => {
-    let res = compiled.get(value);
-    if (res === undefined) {
-      // Text, hex and HTML forms in any case; base64 is case-sensitive (its own regex).
-      res = [new RegExp(`${textPattern(value, true)}|${hexPattern(value)}`, "gi")];
-      const cores = value.length >= 6 ? base64Cores(value) : [];
-      if (cores.length > 0) res.push(new RegExp(cores.map(wrappedPattern).join("|"), "g"));
-      compiled.set(value, res);
-    }
-    return res;
+  for (const value of byValue.keys()) if (!values.includes(value)) byValue.delete(value);
+  const secrets = values.map((value) => {
+    const forms = byValue.get(value) ?? new SecretForms(value);
+    byValue.set(value, forms);
+    return forms;
   });
-  // Longer secrets first, so a secret containing another is masked whole.
-  matchers.sort((a, b) => b.source.length - a.source.length);
-  byScope.set(scope, { version, matchers, compiled });
-  return matchers;
+  byScope.set(scope, { version, secrets, byValue });
+  return secrets;
 }
 
 /**
@@ -146,7 +222,19 @@ function secretMatchers(scope: SecretScope): RegExp[] {
 export function scrubText(text: string, scope: SecretScope = PROCESS_SECRETS): string {
   if (text.length < MIN_SECRET_LENGTH) return text;
   let out = text;
-  for (const matcher of secretMatchers(scope)) out = out.replace(matcher, REDACTED_TEXT);
+  let left = knownSecrets(scope);
+  // A mask could, in theory, complete another secret's form: the others are checked again on the result.
+  while (left.length > 0) {
+    const view = new TextView(out);
+    const found = left.filter((s) => s.mayBeIn(view));
+    if (found.length === 0) break;
+    left = left.filter((s) => !found.includes(s));
+    // Longer patterns first, so a secret containing another is masked whole.
+    const matchers = found.flatMap((s) => s.regexes()).sort((a, b) => b.source.length - a.source.length);
+    const before = out;
+    for (const matcher of matchers) out = out.replace(matcher, REDACTED_TEXT);
+    if (out === before) break;
+  }
   return out;
 }
 

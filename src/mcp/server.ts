@@ -156,28 +156,47 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   // The validator enforces unknown keys (strict inputs) and integer ranges, and we control
   // outputs: in the listing, "additionalProperties" and the safe-integer bounds zod adds to every
   // integer only cost the agent's context.
-  stripNoise(json);
+  for (const value of Object.values(json)) stripNoise(value);
+  delete json.additionalProperties;
   return json;
 }
 
+/**
+ * What says nothing in a nested schema, each replaced by its shorter equivalent: an empty
+ * "properties" (any object), a "type" beside a "const" of that type, an integer's
+ * exclusiveMinimum 0 (minimum 1). The root keeps its "properties": hosts expect it.
+ */
 function stripNoise(node: unknown): void {
   if (node === null || typeof node !== "object") return;
   const n = node as Record<string, unknown>;
   delete n.additionalProperties;
   if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
   if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
+  const props = n.properties;
+  if (n.type === "object" && props !== null && typeof props === "object" && Object.keys(props).length === 0)
+    delete n.properties;
+  if ("const" in n && n.type === typeof n.const) delete n.type;
+  if (n.type === "integer" && n.exclusiveMinimum === 0 && n.minimum === undefined) {
+    delete n.exclusiveMinimum;
+    n.minimum = 1;
+  }
   for (const value of Object.values(n)) stripNoise(value);
 }
 
 const APP_VIEWS_BY_TOOL = new Map(APP_VIEWS.flatMap((v) => v.tools.map((t) => [t, v] as const)));
 
-const prepared = new WeakMap<AnyTool, Prepared>();
-function prepare(tool: AnyTool): Prepared {
-  let p = prepared.get(tool);
+/** Per tool, its preparation for a real upstream and for the sandbox (whose results say `sandbox: true`). */
+const prepared = { real: new WeakMap<AnyTool, Prepared>(), sandbox: new WeakMap<AnyTool, Prepared>() };
+function prepare(tool: AnyTool, sandbox: boolean): Prepared {
+  const cache = sandbox ? prepared.sandbox : prepared.real;
+  let p = cache.get(tool);
   if (!p) {
     // interface.md §8: a tool whose results a view draws names it; other hosts ignore _meta.
     const view = APP_VIEWS_BY_TOOL.get(tool.name);
-    const output = (tool.outputSchema as z.ZodObject).extend(SANDBOX_FLAG);
+    // Only the sandbox's results carry the flag: a real server's listing does not pay for it.
+    const output = sandbox
+      ? (tool.outputSchema as z.ZodObject).extend(SANDBOX_FLAG)
+      : (tool.outputSchema as z.ZodObject);
     const inputJson = jsonSchema(tool.inputSchema, "input");
     const listing: ToolListing = {
       name: tool.name,
@@ -197,7 +216,7 @@ function prepare(tool: AnyTool): Prepared {
       ? { ...listing, execution: { taskSupport: tool.taskSupport } }
       : listing;
     p = { tool, output, inputJson, listing, taskListing };
-    prepared.set(tool, p);
+    cache.set(tool, p);
   }
   return p;
 }
@@ -212,7 +231,7 @@ let processSigner: StateSigner | undefined;
 export function createServer(given: ServerDeps, options: ServerOptions): ProtocolServer {
   // Without the process's review services (hosting passes them), this server keeps its own.
   const deps = { ...given, reviews: given.reviews ?? createReviewServices().forTenant(given.tenant) };
-  const tools = new Map(options.tools.map((t) => [t.name, prepare(t)]));
+  const tools = new Map(options.tools.map((t) => [t.name, prepare(t, deps.sandbox)]));
   processSigner ??= createStateSigner();
   return createProtocolServer(
     { name: "maintenance-mcp", version: deps.version },
@@ -304,7 +323,7 @@ export function createUnconfiguredServer(options: {
   tools: readonly AnyTool[];
   problem: string;
 }): ProtocolServer {
-  const listings = options.tools.map((t) => prepare(t).listing);
+  const listings = options.tools.map((t) => prepare(t, false).listing);
   const names = new Set(options.tools.map((t) => t.name));
   processSigner ??= createStateSigner();
   return createProtocolServer(

@@ -22,11 +22,9 @@ import { ConfigError } from "../errors/api-error.js";
 import { PROCESS_SECRETS } from "../errors/secret.js";
 import type { Logger } from "./logger.js";
 import { installMetrics, type MetricsRecorder } from "./metrics.js";
+import { type OtlpTarget, otlpTarget, read } from "./otlp.js";
 
-export interface MetricsSettings {
-  url: string;
-  protocol: "http/protobuf" | "http/json";
-  headers: Record<string, string>;
+export interface MetricsSettings extends OtlpTarget {
   intervalMs: number;
 }
 
@@ -38,59 +36,16 @@ export interface MetricsHandle {
   shutdown(): Promise<void>;
 }
 
-function read(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === "" ? undefined : v;
-}
-
-function keyValues(raw: string | undefined, variable: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (raw ?? "").split(",")) {
-    if (part.trim() === "") continue;
-    const eq = part.indexOf("=");
-    if (eq <= 0) throw new ConfigError([{ variable, expected: "comma-separated key=value pairs" }]);
-    out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return out;
-}
-
 /** The metrics settings from `env`, or undefined when metrics are off. Throws ConfigError when invalid. */
 export function metricsSettings(env: Env): MetricsSettings | undefined {
-  if (read(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
-  if (read(env, "OTEL_METRICS_EXPORTER")?.toLowerCase() === "none") return undefined;
-  const own = read(env, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-  const endpoint = read(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
-  if (own === undefined && endpoint === undefined) return undefined;
-  const variable = own !== undefined ? "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT";
-  // Per the OTLP exporter spec, the signal path is appended to the generic endpoint only.
-  const url = own ?? `${endpoint!.replace(/\/+$/, "")}/v1/metrics`;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-    throw new ConfigError([{ variable, expected: "an http:// or https:// URL, e.g. http://localhost:4318" }]);
-  const protocol =
-    read(env, "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL") ??
-    read(env, "OTEL_EXPORTER_OTLP_PROTOCOL") ??
-    "http/protobuf";
-  if (protocol !== "http/protobuf" && protocol !== "http/json")
-    throw new ConfigError([
-      {
-        variable: "OTEL_EXPORTER_OTLP_PROTOCOL",
-        expected: "http/protobuf (default) or http/json; grpc is not supported",
-      },
-    ]);
+  const target = otlpTarget(env, "metrics");
+  if (target === undefined) return undefined;
   const interval = read(env, "OTEL_METRIC_EXPORT_INTERVAL") ?? "60000";
   if (!/^\d+$/.test(interval) || Number(interval) < 100)
     throw new ConfigError([
       { variable: "OTEL_METRIC_EXPORT_INTERVAL", expected: "a whole number of ms, at least 100" },
     ]);
-  return {
-    url,
-    protocol,
-    headers: {
-      ...keyValues(read(env, "OTEL_EXPORTER_OTLP_HEADERS"), "OTEL_EXPORTER_OTLP_HEADERS"),
-      ...keyValues(read(env, "OTEL_EXPORTER_OTLP_METRICS_HEADERS"), "OTEL_EXPORTER_OTLP_METRICS_HEADERS"),
-    },
-    intervalMs: Number(interval),
-  };
+  return { ...target, intervalMs: Number(interval) };
 }
 
 /** ExportResultCode of @opentelemetry/core (SUCCESS, FAILED), and its ExportResult. */

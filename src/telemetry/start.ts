@@ -25,6 +25,7 @@ import { ConfigError } from "../errors/api-error.js";
 import { scrubText } from "../errors/redact.js";
 import { PROCESS_SECRETS } from "../errors/secret.js";
 import type { Logger } from "./logger.js";
+import { keyValues, type OtlpTarget, otlpTarget, read } from "./otlp.js";
 import { clip, WRITE_CALL } from "./spans.js";
 
 export interface TracingHandle {
@@ -37,10 +38,7 @@ export interface TracingHandle {
   shutdown(): Promise<void>;
 }
 
-interface TracingSettings {
-  url: string;
-  protocol: "http/protobuf" | "http/json";
-  headers: Record<string, string>;
+interface TracingSettings extends OtlpTarget {
   attributes: Record<string, string>;
   /** Longest attribute value exported (OTEL_[SPAN_]ATTRIBUTE_VALUE_LENGTH_LIMIT, default 256). */
   attributeValueLengthLimit: number;
@@ -52,29 +50,6 @@ interface TracingSettings {
 export const DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT = 256;
 /** Longest collector error text logged. */
 const LOGGED_ERROR_MAX = 300;
-
-function read(env: Env, name: string): string | undefined {
-  const v = env[name]?.trim();
-  return v === undefined || v === "" ? undefined : v;
-}
-
-/** `k=v,k2=v2` (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES), values percent-decoded. */
-function keyValues(raw: string | undefined, variable: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (raw ?? "").split(",")) {
-    if (part.trim() === "") continue;
-    const eq = part.indexOf("=");
-    if (eq <= 0)
-      // Never echo the entry: a header value is often an API key.
-      throw new ConfigError([{ variable, expected: "comma-separated key=value pairs" }]);
-    try {
-      out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim());
-    } catch {
-      throw new ConfigError([{ variable, expected: "comma-separated key=value pairs, percent-encoded" }]);
-    }
-  }
-  return out;
-}
 
 /** OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, else OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, else 256. */
 function attributeLimit(env: Env): number {
@@ -128,37 +103,10 @@ function samplingRatio(env: Env): number {
 
 /** The tracing settings from `env`, or undefined when tracing is off. Throws ConfigError when invalid. */
 export function tracingSettings(env: Env): TracingSettings | undefined {
-  if (read(env, "OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
-  if (read(env, "OTEL_TRACES_EXPORTER")?.toLowerCase() === "none") return undefined;
-  const tracesEndpoint = read(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-  const endpoint = read(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
-  if (tracesEndpoint === undefined && endpoint === undefined) return undefined;
-  const variable =
-    tracesEndpoint !== undefined ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT";
-  // Per the OTLP exporter spec, the signal path is appended to the generic endpoint only.
-  const url = tracesEndpoint ?? `${endpoint!.replace(/\/+$/, "")}/v1/traces`;
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-    throw new ConfigError([{ variable, expected: "an http:// or https:// URL, e.g. http://localhost:4318" }]);
-  const protocolVariable =
-    read(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") !== undefined
-      ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-      : "OTEL_EXPORTER_OTLP_PROTOCOL";
-  const protocol = read(env, protocolVariable) ?? "http/protobuf";
-  if (protocol !== "http/protobuf" && protocol !== "http/json")
-    throw new ConfigError([
-      {
-        variable: protocolVariable,
-        expected:
-          "http/protobuf (default) or http/json: traces go over OTLP/HTTP (a collector's port 4318); grpc is not supported",
-      },
-    ]);
+  const target = otlpTarget(env, "traces");
+  if (target === undefined) return undefined;
   return {
-    url,
-    protocol,
-    headers: {
-      ...keyValues(read(env, "OTEL_EXPORTER_OTLP_HEADERS"), "OTEL_EXPORTER_OTLP_HEADERS"),
-      ...keyValues(read(env, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"), "OTEL_EXPORTER_OTLP_TRACES_HEADERS"),
-    },
+    ...target,
     attributes: {
       ...keyValues(read(env, "OTEL_RESOURCE_ATTRIBUTES"), "OTEL_RESOURCE_ATTRIBUTES"),
       "service.name": read(env, "OTEL_SERVICE_NAME") ?? "maintenance-mcp",
