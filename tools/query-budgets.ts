@@ -71,10 +71,7 @@ export const QueryBudgetsInput = z.strictObject({
   view: z.enum(["compact", "detail", "full"]).optional(),
   resume: z.string().optional(),
   fresh: z.boolean().optional(),
-  compare_to: text(
-    40,
-    '"previous", an instant or a duration (P1D): changes since that stored review.',
-  ).optional(),
+  compare_to: text(40).optional(),
 });
 
 export const QueryBudgetsOutput = z.object({
@@ -90,7 +87,7 @@ export const QueryBudgetsOutput = z.object({
   review: z.looseObject({}).optional(),
   as_of: z.string().optional(),
   resume: z.string().optional(),
-  changes: z.looseObject({}).optional(),
+  // `changes` (interface.md §6e) is left out of the schema: tools/list must stay small, and extra keys pass.
   notes: z.array(z.string()).optional(),
 });
 
@@ -175,6 +172,7 @@ function reviewSource(
     signal: ctx.signal,
     deadline,
     clock: Date.now,
+    asOfClock: () => ctx.now().getTime(),
     onSnapshot: countSnapshot,
     fetchPage: (start: number, limit: number, signal: AbortSignal) =>
       // The client's budget waits end at the deadline (RATE_LIMITED with retryAt) rather than past it.
@@ -190,8 +188,8 @@ export default defineTool({
     "items_total: sum of line totals, before discount and taxes.",
     "Use this tool to review: filters, sort, group_by (age: days old) run over every page; sums never mix currencies. id/wo_folio lookups cover every date.",
     'Budgets created in a period: type_date "budget_created".',
-    "A partial review (deadline) continues with its resume. Rereads use a snapshot (as_of) unless fresh.",
-    'Example: {"status": "pending", "group_by": ["currency"]}',
+    "A partial review continues with resume. Rereads use a snapshot (as_of) unless fresh.",
+    'Example: {"status": "pending", "group_by": ["currency"], "compare_to": "previous"} (what changed since the last review)',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
   outputSchema: QueryBudgetsOutput,
