@@ -207,9 +207,12 @@ function parseValues(env: Env) {
       mb: parse("MMS_REVIEW_HISTORY_MB", intIn(1, 65_536), 64),
       stateDir: parse<string | undefined>(
         "MMS_STATE_DIR",
-        z.string().refine((v) => isAbsolute(v.trim()), {
-          error: "expected an absolute directory path, e.g. /var/lib/maintenance-mcp",
-        }).transform((v) => v.trim()),
+        z
+          .string()
+          .refine((v) => isAbsolute(v.trim()), {
+            error: "expected an absolute directory path, e.g. /var/lib/maintenance-mcp",
+          })
+          .transform((v) => v.trim()),
         undefined,
       ),
     },
