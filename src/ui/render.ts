@@ -6,7 +6,7 @@
  * enters the page as text nodes, each isolated for bidirectional display (`<bdi>`) and free to wrap,
  * so a right-to-left override or a 5,000-character name cannot reorder or push away our figures.
  */
-import { renderChanges } from "./changes.js";
+import { renderChanges } from "./changes-view.js";
 import type { Bar, BudgetRow, Filter, GroupKey, Period, Review } from "./contract.js";
 import type { Format } from "./format.js";
 import { type Messages, snapshotAge } from "./messages/index.js";

@@ -6,8 +6,8 @@
 import { UserInputError } from "../../errors/api-error.js";
 import { minusDuration } from "../period.js";
 import { type Entry, type HistoryOf, type HistoryRecord, type Loaded, pickEntry } from "./history.js";
-import { decodeRows, encodeRows, type HistoryRow } from "./history-codec.js";
-import { type Changes, changesText, compareRows } from "./history-compare.js";
+import { decodeLines, encodeLines } from "./history-codec.js";
+import { type Changes, type Compared, changesText, compareLines } from "./history-compare.js";
 
 /** A note as results carry them (the `{ code, text, params }` shape of structuredContent.notes). */
 export interface HistoryNote {
@@ -51,7 +51,8 @@ export interface ThisReview {
   /** When its budgets were read (epoch ms): the result's as_of. */
   at: number;
   complete: boolean;
-  rows: () => HistoryRow[];
+  /** Its matching budgets as history lines (history-codec.ts lineOf), made only when needed. */
+  lines: () => string[];
 }
 
 export interface Remembered {
@@ -99,10 +100,10 @@ export async function remember(
       ),
     );
   const record = loaded.kind === "record" ? loaded.record : undefined;
-  const rows = review.rows();
+  const lines = review.lines();
   if (compareTo !== undefined && loaded.kind !== "unreadable")
-    compareStep(out, record, review, rows, compareTo, now);
-  await storeStep(out, history, review, record, rows, now);
+    compareStep(out, record, review, lines, compareTo, now);
+  await storeStep(out, history, review, record, lines, now);
   return out;
 }
 
@@ -110,7 +111,7 @@ function compareStep(
   out: Remembered,
   record: HistoryRecord | undefined,
   review: ThisReview,
-  rows: HistoryRow[],
+  lines: string[],
   compareTo: CompareTo,
   now: number,
 ): void {
@@ -128,9 +129,12 @@ function compareStep(
     );
     return;
   }
-  let thenRows: HistoryRow[];
+  let compared: Compared;
   try {
-    thenRows = decodeRows(earlier.blob);
+    compared = compareLines(
+      { lines, complete: review.complete, at: review.at },
+      { lines: decodeLines(earlier.blob, earlier.count), complete: earlier.complete, at: earlier.at },
+    );
   } catch (e) {
     out.notes.push(
       note("history_unreadable", `History unreadable (${(e as Error).message}): not compared.`, {
@@ -139,10 +143,6 @@ function compareStep(
     );
     return;
   }
-  const compared = compareRows(
-    { rows, complete: review.complete, at: review.at },
-    { rows: thenRows, complete: earlier.complete, at: earlier.at },
-  );
   out.changes = compared.changes;
   out.lines = changesText(compared, now, earlier.at);
   if (compared.changes.within_both_reads)
@@ -160,7 +160,7 @@ async function storeStep(
   history: Extract<HistoryOf, { on: true }>,
   review: ThisReview,
   record: HistoryRecord | undefined,
-  rows: HistoryRow[],
+  lines: string[],
   now: number,
 ): Promise<void> {
   // A result answered from the snapshot is the review already stored: nothing new to keep.
@@ -168,8 +168,8 @@ async function storeStep(
   const entry: Entry = {
     at: review.at,
     complete: review.complete,
-    count: rows.length,
-    blob: encodeRows(rows),
+    count: lines.length,
+    blob: encodeLines(lines),
   };
   try {
     const { kept } = await history.history.add(review.key, record, entry, now);
