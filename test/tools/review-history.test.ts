@@ -8,6 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
 import { exact } from "../../src/domain/money.js";
 import {
   type Entry,
@@ -18,7 +19,7 @@ import {
 import { decodeRows, encodeRows, type HistoryRow } from "../../src/domain/review/history-codec.js";
 import { parseCompareTo } from "../../src/domain/review/remember.js";
 import { createReviewServices } from "../../src/domain/review/services.js";
-import { FileHistory, openHistory } from "../../src/hosting/history-store.js";
+import { defaultStateDir, FileHistory, openHistory } from "../../src/hosting/history-store.js";
 import { createLogger } from "../../src/telemetry/logger.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
@@ -90,6 +91,35 @@ describe("the codec", () => {
     });
     expect(() => parseCompareTo("yesterday", now)).toThrow(
       /"previous", an ISO 8601 instant .* or a duration back \(P1D\)/,
+    );
+  });
+});
+
+describe("settings", () => {
+  const env = { MMS_BASE_URL: "https://h/api", MMS_HAWK_ID: "i", MMS_HAWK_KEY: "k" };
+  it("reads MMS_REVIEW_HISTORY_DAYS, _MB and MMS_STATE_DIR, and refuses a relative directory or a bad number", () => {
+    expect(loadConfig(env).history).toEqual({ days: 35, mb: 64, stateDir: undefined });
+    expect(
+      loadConfig({
+        ...env,
+        MMS_REVIEW_HISTORY_DAYS: "0",
+        MMS_REVIEW_HISTORY_MB: "8",
+        MMS_STATE_DIR: "/var/lib/mms",
+      }).history,
+    ).toEqual({ days: 0, mb: 8, stateDir: "/var/lib/mms" });
+    const bad = () => loadConfig({ ...env, MMS_STATE_DIR: "state", MMS_REVIEW_HISTORY_MB: "0" });
+    expect(bad).toThrow(/MMS_STATE_DIR[^\n]*absolute directory path/);
+    expect(bad).toThrow(/MMS_REVIEW_HISTORY_MB[^\n]*at least 1/);
+  });
+
+  it("puts the user's state directory where each platform keeps it", () => {
+    expect(defaultStateDir({ HOME: "/home/u" }, "linux")).toBe("/home/u/.local/state/maintenance-mcp");
+    expect(defaultStateDir({ HOME: "/home/u", XDG_STATE_HOME: "/s" }, "linux")).toBe("/s/maintenance-mcp");
+    expect(defaultStateDir({ HOME: "/Users/u" }, "darwin")).toBe(
+      "/Users/u/Library/Application Support/maintenance-mcp",
+    );
+    expect(defaultStateDir({ HOME: "/h", LOCALAPPDATA: "C:/Users/u/AppData/Local" }, "win32")).toBe(
+      join("C:/Users/u/AppData/Local", "maintenance-mcp"),
     );
   });
 });
