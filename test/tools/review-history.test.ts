@@ -181,6 +181,24 @@ describe("history in files", () => {
     expect(readdirSync(dir).filter((f) => f.endsWith(".history"))).toEqual([file]);
   });
 
+  it("never breaks a review: a directory that stops being writable is a note, and the figures stand", async () => {
+    const dir = tempDir();
+    const history = await openHistory({
+      days: 35,
+      mb: 64,
+      stateDir: dir,
+      redisUrl: undefined,
+      redisTimeoutMs: 1000,
+      logger: quiet,
+    });
+    // Gone and replaced by a file (chmod would not stop root, who runs CI).
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, "");
+    const { result, text } = await review(history, "t", new Date("2027-01-01T08:00:00Z"));
+    expect(result.structuredContent).toMatchObject({ complete: true, review: { matched: 260 } });
+    expect(text).toMatch(/Review history \(files in .*\) could not be used this time \(ENOTDIR/);
+  });
+
   it("is off with MMS_REVIEW_HISTORY_DAYS=0 and says so; nothing is written", async () => {
     const dir = tempDir();
     const history = await openHistory({
