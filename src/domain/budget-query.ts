@@ -25,7 +25,7 @@ import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
 import type { HistoryOf } from "./review/history.js";
-import { lineOf, rowOf } from "./review/history-codec.js";
+import { budgetLine } from "./review/history-codec.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
@@ -213,7 +213,7 @@ export async function reviewBudgets(
         key: source.history.key,
         at: read.state.startedAt,
         complete: walk.complete,
-        lines: () => matching(input, records, window).map((r) => lineOf(rowOf(r.p))),
+        lines: () => matching(input, records, window).map((r) => budgetLine(r.p)),
       },
       deps.now().getTime(),
     );

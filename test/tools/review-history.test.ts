@@ -8,7 +8,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Budget } from "../../src/client/types.js";
 import { loadConfig } from "../../src/config/config.js";
+import { price } from "../../src/domain/budget-view.js";
 import { exact } from "../../src/domain/money.js";
 import {
   type Entry,
@@ -16,7 +18,14 @@ import {
   TenantHistory,
   unpackRecord,
 } from "../../src/domain/review/history.js";
-import { decodeRows, encodeRows, type HistoryRow } from "../../src/domain/review/history-codec.js";
+import {
+  budgetLine,
+  decodeRows,
+  encodeRows,
+  type HistoryRow,
+  lineOf,
+  rowOf,
+} from "../../src/domain/review/history-codec.js";
 import { parseCompareTo } from "../../src/domain/review/remember.js";
 import { createReviewServices } from "../../src/domain/review/services.js";
 import { defaultStateDir, FileHistory, openHistory } from "../../src/hosting/history-store.js";
@@ -80,6 +89,17 @@ describe("the codec", () => {
     const blob = encodeRows(rows);
     expect(decodeRows(blob)).toEqual(rows);
     expect(blob.length / rows.length).toBeLessThan(60);
+  });
+
+  it("writes a budget's line as its row's line, never a note, a name or who approved", () => {
+    for (const b of company().slice(0, 50)) {
+      const p = price(b.record as unknown as Budget);
+      expect(budgetLine(p)).toBe(lineOf(rowOf(p)));
+      for (const field of ["note", "third_parties_name", "approved_by", "third_parties_email"] as const) {
+        const value = (b.record as Record<string, unknown>)[field];
+        if (typeof value === "string" && value.length > 3) expect(budgetLine(p)).not.toContain(value);
+      }
+    }
   });
 
   it("compare_to takes previous, an instant or a duration, and refuses anything else with the forms", () => {
