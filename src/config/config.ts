@@ -145,6 +145,26 @@ const bool = z.string().transform((s, ctx) => {
   return value ?? false;
 });
 
+type Parse = <T>(name: string, schema: z.ZodType<T>, fallback: T) => T;
+
+/** Review history (interface.md §6e): days kept (0: off), MB per tenant, the state directory. */
+function historyValues(parse: Parse) {
+  return {
+    days: parse("MMS_REVIEW_HISTORY_DAYS", intIn(0, 3650), 35),
+    mb: parse("MMS_REVIEW_HISTORY_MB", intIn(1, 65_536), 64),
+    stateDir: parse<string | undefined>(
+      "MMS_STATE_DIR",
+      z
+        .string()
+        .refine((v) => isAbsolute(v.trim()), {
+          error: "expected an absolute directory path, e.g. /var/lib/maintenance-mcp",
+        })
+        .transform((v) => v.trim()),
+      undefined,
+    ),
+  };
+}
+
 /** The typed values of the environment, each parsed on its own; a bad value is a problem naming its variable. */
 function parseValues(env: Env) {
   const problems: ConfigProblem[] = [];
@@ -202,20 +222,7 @@ function parseValues(env: Env) {
       cacheMb: parse("MMS_REVIEW_CACHE_MB", intIn(0, 65_536), 64),
       inflightMb: parse("MMS_INFLIGHT_MB", intIn(1, 65_536), 64),
     },
-    history: {
-      days: parse("MMS_REVIEW_HISTORY_DAYS", intIn(0, 3650), 35),
-      mb: parse("MMS_REVIEW_HISTORY_MB", intIn(1, 65_536), 64),
-      stateDir: parse<string | undefined>(
-        "MMS_STATE_DIR",
-        z
-          .string()
-          .refine((v) => isAbsolute(v.trim()), {
-            error: "expected an absolute directory path, e.g. /var/lib/maintenance-mcp",
-          })
-          .transform((v) => v.trim()),
-        undefined,
-      ),
-    },
+    history: historyValues(parse),
     logLevel: parse<LogLevel>(
       "LOG_LEVEL",
       z.enum(LOG_LEVELS, { error: `expected one of ${LOG_LEVELS.join(", ")}` }),
