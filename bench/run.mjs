@@ -4,7 +4,7 @@
  * the sandbox and the servers under test are child processes of this one. Prints a markdown
  * table (medians, p95, ratios) and the targets, met or not, on stdout, progress on stderr, and
  * writes both with machine info to bench/results/latest.md.
- *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http oauth tenants scale rate-limit review-pace
+ *   node bench/run.mjs [section ...]     sections: per-call records cold-start memory context budget-review pagination http oauth tenants scale rate-limit review-pace review-history
  */
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -21,6 +21,7 @@ import pagination from "./sections/pagination.mjs";
 import perCall from "./sections/per-call.mjs";
 import rateLimit from "./sections/rate-limit.mjs";
 import records from "./sections/records.mjs";
+import reviewHistory from "./sections/review-history.mjs";
 import reviewPace from "./sections/review-pace.mjs";
 import scale from "./sections/scale.mjs";
 import tenants from "./sections/tenants.mjs";
@@ -43,6 +44,7 @@ const SECTIONS = {
   "rate-limit": rateLimit,
   // Its own sandbox too: reviews through resume at the platform's pace, and the snapshot.
   "review-pace": reviewPace,
+  "review-history": reviewHistory,
 };
 const RESULTS = fileURLToPath(new URL("./results/latest.md", import.meta.url));
 

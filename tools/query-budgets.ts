@@ -5,14 +5,17 @@
  */
 import { z } from "zod";
 import type { BudgetQuery } from "../src/client/types.js";
+import { apiStatus, checkAsk, historyKey, snapshotKey } from "../src/domain/budget-ask.js";
 import {
   budgetsText,
   listBudgets,
+  lookupOf,
   type QueryBudgetsResult,
   reviewBudgets,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
 import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
+import { parseCompareTo } from "../src/domain/review/remember.js";
 import {
   createReviewServices,
   type Deadline as ReviewDeadline,
@@ -28,8 +31,6 @@ const SHORT_VIEW_DEFAULT_LIMIT = 10;
 /** A record list reads at most this many; a summary (group_by) holds no record and reads up to MAX_REVIEW. */
 const MAX_LIST_RECORDS = 10_000;
 const MAX_REVIEW = 100_000;
-// api-spec §3: status 3 is "cancelled" as a filter and "rejected" as returned; both names work.
-const STATUS_CODES = { pending: 1, approved: 2, rejected: 3, cancelled: 3 } as const;
 
 /** A bound on a budget total: far beyond any real amount is a mistake (and past 10^21 not a plain decimal). */
 const totalBound = z.number().refine((v) => Math.abs(v) <= 1e15, {
@@ -70,6 +71,7 @@ export const QueryBudgetsInput = z.strictObject({
   view: z.enum(["compact", "detail", "full"]).optional(),
   resume: z.string().optional(),
   fresh: z.boolean().optional(),
+  compare_to: text(40).optional(),
 });
 
 export const QueryBudgetsOutput = z.object({
@@ -85,33 +87,48 @@ export const QueryBudgetsOutput = z.object({
   review: z.looseObject({}).optional(),
   as_of: z.string().optional(),
   resume: z.string().optional(),
+  // `changes` (interface.md §6e) is left out of the schema: tools/list must stay small, and extra keys pass.
   notes: z.array(z.string()).optional(),
 });
 
-/** The snapshot key: the window as asked (a relative window is the same window a minute later), type_date, the filters sent upstream, and the view (what each budget keeps). */
-function snapshotKey(input: z.output<typeof QueryBudgetsInput>, status: number | undefined) {
-  const asked = {
-    since: input.since ?? null,
-    until: input.until ?? null,
-    type_date: input.type_date ?? "creation_date",
-    status: status ?? null,
-    id: input.id ?? null,
-    wo_folio: input.wo_folio ?? null,
-    view: input.view ?? "compact",
-  };
-  const described = [
-    `since ${asked.since ?? "default (30 days)"}`,
-    `until ${asked.until ?? "now"}`,
-    asked.type_date,
-    ...(asked.status === null ? [] : [`status ${asked.status}`]),
-    ...(asked.id === null ? [] : [`id ${asked.id}`]),
-    ...(asked.wo_folio === null ? [] : [`wo_folio ${asked.wo_folio}`]),
-    ...(asked.view === "compact" ? [] : [`view ${asked.view}`]),
-  ].join(", ");
-  return { key: JSON.stringify(asked), described };
-}
-
+type Input = z.output<typeof QueryBudgetsInput>;
 type Deadline = ReviewDeadline | undefined;
+
+/** The call resolved: its window, what is sent upstream, the arguments and services of the query. */
+function planQuery(input: Input, ctx: ToolContext) {
+  const window = resolvePeriod(
+    {
+      ...input,
+      lookup: lookupOf({ id: input.id, wo_folio: input.wo_folio }),
+      lookbackDays: ctx.budgetLookbackDays,
+    },
+    ctx.now(),
+  );
+  const query = {
+    id: input.id,
+    status: apiStatus(input.status),
+    wo_folio: input.wo_folio,
+    ...window.api,
+    // budget_created is not the API's: it reads creation_date (the work orders) over a wider window.
+    type_date: input.type_date === undefined ? undefined : window.api.type_date,
+  };
+  const view = input.view ?? "compact";
+  const deps = {
+    view,
+    window,
+    discount: ctx.budgetDiscount,
+    progress: (update: Parameters<typeof ctx.progress>[0]) => ctx.progress(update),
+    now: () => ctx.now(),
+    defaultLimit: view === "compact" ? DEFAULT_LIMIT : SHORT_VIEW_DEFAULT_LIMIT,
+    fetchPage: (start: number, limit: number) =>
+      ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal }),
+  };
+  const args = {
+    ...input,
+    currency: typeof input.currency === "string" ? [input.currency] : input.currency,
+  };
+  return { window, query, deps, args };
+}
 
 /** Run `review` under the call's deadline (none for an MCP task), its timer cleared after. */
 async function withDeadline<T>(
@@ -128,14 +145,25 @@ async function withDeadline<T>(
 }
 
 function reviewSource(
-  input: z.output<typeof QueryBudgetsInput>,
+  input: Input,
   query: Omit<BudgetQuery, "start" | "limit">,
   ctx: ToolContext,
   reviews: ReviewServices,
   deadline: Deadline,
 ) {
   return {
-    ...snapshotKey(input, query.status),
+    ...snapshotKey(input),
+    history:
+      reviews.history === undefined
+        ? undefined
+        : {
+            of: reviews.history,
+            key: historyKey(input),
+            compareTo:
+              input.compare_to === undefined
+                ? undefined
+                : parseCompareTo(input.compare_to, ctx.now().getTime()),
+          },
     resume: input.resume,
     fresh: input.fresh,
     deadlineMs: deadline === undefined ? undefined : reviews.deadlineMs,
@@ -144,6 +172,7 @@ function reviewSource(
     signal: ctx.signal,
     deadline,
     clock: Date.now,
+    asOfClock: () => ctx.now().getTime(),
     onSnapshot: countSnapshot,
     fetchPage: (start: number, limit: number, signal: AbortSignal) =>
       // The client's budget waits end at the deadline (RATE_LIMITED with retryAt) rather than past it.
@@ -160,6 +189,7 @@ export default defineTool({
     "Use this tool to review: filters, sort and group_by (age: days old) cover every page; sums never mix currencies; id/wo_folio lookups, every date.",
     'Budgets created in a period: type_date "budget_created".',
     "A partial review continues with its resume; rereads use a snapshot (as_of) unless fresh.",
+    'What changed since the last review: compare_to "previous" (or a duration, P1D).',
     'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,
@@ -172,76 +202,30 @@ export default defineTool({
     input.type_date === "budget_created" ||
     wantsReview({ ...input, currency: input.currency === undefined ? undefined : [input.currency].flat() }),
   async handler(input, ctx): Promise<QueryBudgetsResult> {
-    // api-spec §4.4: the API ignores wo_folio when id is sent; refuse rather than drop it silently.
-    if (input.id !== undefined && input.wo_folio !== undefined) {
-      throw new UserInputError(
-        "send id or wo_folio, not both: id (the budget folio) already selects one budget",
-        { fields: ["id", "wo_folio"] },
-      );
-    }
-    if (input.min_total !== undefined && input.max_total !== undefined && input.min_total > input.max_total) {
-      throw new UserInputError(
-        `min_total (${input.min_total}) is above max_total (${input.max_total}); swap them`,
-        { fields: ["min_total", "max_total"] },
-      );
-    }
-    if (input.amount === "net" && ctx.budgetDiscount === undefined) {
-      throw new UserInputError(
-        'amount "net" needs to know whether the API\'s discount is a percentage or an amount, which the API does not say: the operator sets MMS_BUDGET_DISCOUNT=percent or amount. Without it, use amount "items" (before the discount).',
-        { field: "amount" },
-      );
-    }
-    const grouped = (input.group_by?.length ?? 0) > 0;
-    if (!grouped && input.max_records !== undefined && input.max_records > MAX_LIST_RECORDS) {
-      throw new UserInputError(
-        `max_records ${input.max_records} is above ${MAX_LIST_RECORDS} for a list of records: add group_by for a summary (up to ${MAX_REVIEW}), or lower max_records`,
-        { field: "max_records" },
-      );
-    }
-    const lookup =
-      input.id !== undefined
-        ? `folio ${input.id}`
-        : input.wo_folio !== undefined
-          ? `work order ${input.wo_folio}`
-          : undefined;
-    const window = resolvePeriod({ ...input, lookup, lookbackDays: ctx.budgetLookbackDays }, ctx.now());
-    const query = {
-      id: input.id,
-      status: typeof input.status === "string" ? STATUS_CODES[input.status] : input.status,
-      wo_folio: input.wo_folio,
-      ...window.api,
-      // budget_created is not the API's: it reads creation_date (the work orders) over a wider window.
-      type_date: input.type_date === undefined ? undefined : window.api.type_date,
-    };
-    const view = input.view ?? "compact";
-    const deps = {
-      view,
-      window,
-      discount: ctx.budgetDiscount,
-      progress: (update: Parameters<typeof ctx.progress>[0]) => ctx.progress(update),
-      now: () => ctx.now(),
-      defaultLimit: view === "compact" ? DEFAULT_LIMIT : SHORT_VIEW_DEFAULT_LIMIT,
-      fetchPage: (start: number, limit: number) =>
-        ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal }),
-    };
-    const args = {
-      ...input,
-      currency: typeof input.currency === "string" ? [input.currency] : input.currency,
-    };
-    // budget_created filters what the API sends on the budget's own date: only a review can.
-    if (!wantsReview(args) && window.period.type_date !== "budget_created") {
+    checkAsk(input, {
+      discountKnown: ctx.budgetDiscount !== undefined,
+      maxListRecords: MAX_LIST_RECORDS,
+      maxReview: MAX_REVIEW,
+    });
+    const plan = planQuery(input, ctx);
+    // budget_created filters what the API sends on the budget's own date, and compare_to needs every match: only a review can.
+    if (
+      !wantsReview(plan.args) &&
+      plan.window.period.type_date !== "budget_created" &&
+      input.compare_to === undefined
+    ) {
       if (input.resume !== undefined)
         throw new UserInputError(
           "resume continues a review (a call with group_by, sort or a filter the API lacks); this call lists one page: use start instead",
           { field: "resume" },
         );
-      return listBudgets(args, deps);
+      return listBudgets(plan.args, plan.deps);
     }
     const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
     return withDeadline(ctx.asTask ? undefined : reviews, (deadline) =>
-      reviewBudgets(args, {
-        ...deps,
-        source: reviewSource(input, query, ctx, reviews, deadline),
+      reviewBudgets(plan.args, {
+        ...plan.deps,
+        source: reviewSource(input, plan.query, ctx, reviews, deadline),
       }),
     );
   },

@@ -4,6 +4,7 @@
  * ConfigError naming each variable. Secrets are wrapped in `Secret`, so neither an error nor
  * `JSON.stringify(config)` can show them.
  */
+import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors/api-error.js";
 import { Secret, SecretScope } from "../errors/secret.js";
@@ -104,6 +105,8 @@ export interface Config {
   taskTtlSeconds?: number | undefined;
   /** Reviews (interface.md §6c): the call's deadline, the snapshots' life and memory, bytes in flight; loadConfig sets it. */
   reviews?: { deadlineMs: number; cacheSeconds: number; cacheMb: number; inflightMb: number } | undefined;
+  /** Review history (interface.md §6e): days kept (0: off), MB per tenant, the state directory (undefined: the user's); loadConfig sets it. */
+  history?: { days: number; mb: number; stateDir: string | undefined } | undefined;
 }
 
 const httpUrl = z
@@ -141,6 +144,26 @@ const bool = z.string().transform((s, ctx) => {
   if (value === undefined) ctx.addIssue({ code: "custom", message: BOOLEAN_EXPECTED });
   return value ?? false;
 });
+
+type Parse = <T>(name: string, schema: z.ZodType<T>, fallback: T) => T;
+
+/** Review history (interface.md §6e): days kept (0: off), MB per tenant, the state directory. */
+function historyValues(parse: Parse) {
+  return {
+    days: parse("MMS_REVIEW_HISTORY_DAYS", intIn(0, 3650), 35),
+    mb: parse("MMS_REVIEW_HISTORY_MB", intIn(1, 65_536), 64),
+    stateDir: parse<string | undefined>(
+      "MMS_STATE_DIR",
+      z
+        .string()
+        .refine((v) => isAbsolute(v.trim()), {
+          error: "expected an absolute directory path, e.g. /var/lib/maintenance-mcp",
+        })
+        .transform((v) => v.trim()),
+      undefined,
+    ),
+  };
+}
 
 /** MMS_AUTH. */
 export const authSchemeValue = z.enum(["oauth", "hawk"], { error: "expected oauth or hawk" });
@@ -210,6 +233,7 @@ function parseValues(env: Env) {
       cacheMb: parse("MMS_REVIEW_CACHE_MB", intIn(0, 65_536), 64),
       inflightMb: parse("MMS_INFLIGHT_MB", intIn(1, 65_536), 64),
     },
+    history: historyValues(parse),
     logLevel: parse<LogLevel>("LOG_LEVEL", logLevelValue, "info"),
     httpToken: parse<string | undefined>("MCP_HTTP_TOKEN", httpTokenValue, undefined),
   };
@@ -266,6 +290,7 @@ export function loadConfig(env: Env): Config {
     redisTimeoutMs: values.redisTimeoutMs,
     taskTtlSeconds: values.taskTtlSeconds,
     reviews: values.reviews,
+    history: values.history,
   };
 }
 

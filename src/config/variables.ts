@@ -80,6 +80,17 @@ export const VARIABLES: readonly Variable[] = [
   },
   { name: "MMS_INFLIGHT_MB", group: "upstream", summary: "upstream page bytes in flight, per process (64)" },
   {
+    name: "MMS_REVIEW_HISTORY_DAYS",
+    group: "upstream",
+    summary: "days reviews are kept for compare_to (35; 0 = off)",
+  },
+  { name: "MMS_REVIEW_HISTORY_MB", group: "upstream", summary: "review history per tenant, in MB (64)" },
+  {
+    name: "MMS_STATE_DIR",
+    group: "upstream",
+    summary: "where review history is kept without REDIS_URL (the user's state directory)",
+  },
+  {
     name: "MMS_SANDBOX",
     group: "switches",
     summary: "true: --sandbox (the embedded simulator, demo data)",

@@ -24,9 +24,12 @@ import { currencyOf } from "./money.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
+import type { HistoryOf } from "./review/history.js";
+import { budgetLine } from "./review/history-codec.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
-import { summarize, topRecords } from "./review/result.js";
+import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
+import { matching, summarize, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import { quote } from "./upstream-text.js";
 
@@ -164,6 +167,8 @@ export interface ReviewSource extends Omit<ReadDeps, "progress"> {
   fresh?: boolean | undefined;
   /** The call's deadline in ms, for the partial result's words; undefined when it runs to completion. */
   deadlineMs?: number | undefined;
+  /** The tenant's review history, the filters as asked, and what to compare with (interface.md §6e). */
+  history?: { of: HistoryOf; key: string; compareTo: CompareTo | undefined } | undefined;
 }
 
 /**
@@ -199,7 +204,35 @@ export async function reviewBudgets(
       ? summaryResult(input, summed, records, walk)
       : recordsResult(input, summed, records, walk);
   if (read.resume !== undefined) out.resume = read.resume;
+  // After the result is built: history never delays the figures, and its failures are notes.
+  if (source.history !== undefined)
+    await rememberReview(
+      out,
+      source.history,
+      {
+        key: source.history.key,
+        at: read.state.startedAt,
+        complete: walk.complete,
+        lines: () => matching(input, records, window).map((r) => budgetLine(r.p)),
+      },
+      deps.now().getTime(),
+    );
   return out;
+}
+
+/** Compare with the stored review asked for and store this one: `changes`, their lines and notes. */
+async function rememberReview(
+  out: QueryBudgetsResult,
+  history: NonNullable<ReviewSource["history"]>,
+  review: ThisReview,
+  now: number,
+): Promise<void> {
+  const done = await remember(history.of, review, history.compareTo, now);
+  if (done.changes !== undefined) out.changes = done.changes;
+  // i35results: notes become { code, text, params } objects; these carry theirs (remember.ts).
+  if (done.notes.length > 0) out.notes = [...(out.notes ?? []), ...done.notes.map((n) => n.text)];
+  const context = (out as { [CONTEXT]?: ResultContext })[CONTEXT];
+  if (context !== undefined && done.lines.length > 0) context.changes = done.lines;
 }
 
 /** What the walk established, for the result's facts, notes and head line. */

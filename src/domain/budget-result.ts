@@ -4,6 +4,7 @@
  * states the window and today's date; every result that shows amounts says once what items_total
  * is. The records' shapes (compact, detail, full) and their size costs live here too.
  */
+
 import type { AmountKind, Sort } from "./budget-review.js";
 import type { PendingAge, Subtotal, SummaryRow } from "./budget-summary.js";
 import {
@@ -22,6 +23,7 @@ import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
+import type { Changes } from "./review/history-compare.js";
 import { jsonLine, shown } from "./upstream-text.js";
 
 export type View = "compact" | "detail" | "full";
@@ -66,6 +68,8 @@ export interface QueryBudgetsResult {
   as_of?: string;
   /** Opaque token: repeat the call with `resume` set to it to continue a partial review. */
   resume?: string;
+  /** What changed since the review compare_to names (interface.md §6e). */
+  changes?: Changes;
   notes?: string[];
 }
 
@@ -94,6 +98,8 @@ export interface ResultContext {
   incomplete?: boolean;
   /** Groups shown and in all, when the summary was cut to fit. */
   groupsCut?: { kept: number; all: number };
+  /** What changed since an earlier review (compare_to): one or two lines. */
+  changes?: string[];
 }
 
 export interface PartialWalk {
@@ -323,7 +329,7 @@ function recordLines(out: QueryBudgetsResult): string[] {
 export function budgetsText(out: QueryBudgetsResult): string {
   const c = (out as Carried)[CONTEXT];
   if (c === undefined) return JSON.stringify(out, null, 2);
-  const lines = [head(out, c)];
+  const lines = [head(out, c), ...(c.changes ?? [])];
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
   lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));

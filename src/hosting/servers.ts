@@ -16,6 +16,7 @@ import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
+import type { ProcessHistory } from "../domain/review/history.js";
 import { createReviewServices, type ProcessReviews } from "../domain/review/services.js";
 import { IdempotencyStore } from "../idempotency/store.js";
 import { type Caller, mayCall } from "../mcp/caller.js";
@@ -40,6 +41,17 @@ export interface ServerSetOptions {
   signer: StateSigner;
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortSignal;
+  /** Where reviews are remembered (interface.md §6e); none when undefined. */
+  history?: ProcessHistory | undefined;
+}
+
+/**
+ * Whose review history a server keeps: its tenant and its upstream company (URL and client id, never
+ * a secret), so a sandbox's demo data never meets a real company's, nor one company another's.
+ */
+export function historyOwner(name: string | undefined, config: Config): string {
+  const client = config.oauth?.clientId ?? config.hawk?.id ?? "";
+  return JSON.stringify([name ?? "default", config.baseUrl, client]);
 }
 
 export interface ServerSet {
@@ -61,7 +73,7 @@ export interface ServerSet {
 export function createServerSet(options: ServerSetOptions): ServerSet {
   const { logger } = options;
   // One set per process: the snapshots' memory and the bytes in flight are capped for all tenants together.
-  const reviews = createReviewServices(options.config.reviews);
+  const reviews = createReviewServices(options.config.reviews, options.history);
   const servers = new Map<string | undefined, TenantServer>();
   if (options.tenants === undefined) {
     servers.set(undefined, tenantServer(undefined, options.config, options.tools, options, reviews));
@@ -182,7 +194,7 @@ function tenantDeps(
     budgetDiscount: config.budgetDiscount,
     tasks,
     budgetLookbackDays: config.budgetLookbackDays,
-    reviews: reviews.forTenant(name),
+    reviews: reviews.forTenant(name, historyOwner(name, config)),
   };
 }
 

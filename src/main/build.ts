@@ -5,9 +5,12 @@
  * is added to `open`, so the caller closes it at shutdown or when a later step refuses the start.
  */
 
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AnyTool } from "../../tools/define.js";
 import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
+import { openHistory } from "../hosting/history-store.js";
 import { type IdempotencyBackends, idempotencyBackends } from "../hosting/idempotency.js";
 import { type RateBudgets, rateBudgets } from "../hosting/rate-budgets.js";
 import { createServerSet, type ServerSet } from "../hosting/servers.js";
@@ -46,8 +49,20 @@ export async function buildServers(
     logger,
   });
   open.add(() => budgets.close());
+  const history = await openHistory({
+    ...(settings.config.history ?? { days: 35, mb: 64, stateDir: undefined }),
+    // The embedded simulator's demo data is kept apart from the user's own history.
+    ...(plan.sandbox && settings.config.history?.stateDir === undefined
+      ? { stateDir: join(tmpdir(), `maintenance-mcp-sandbox-${process.getuid?.() ?? "user"}`) }
+      : {}),
+    redisUrl: settings.hosting.redisUrl,
+    redisTimeoutMs: settings.config.redisTimeoutMs ?? 1000,
+    logger,
+  });
+  if (history.on) open.add(async () => history.backend.close?.());
   const stopping = new AbortController();
   const serverSet = createServerSet({
+    history,
     config: settings.config,
     tenants: settings.tenants,
     tools: settings.tools,

@@ -32,6 +32,9 @@ const SANDBOX_KEEPS = [
   "MMS_RATE_LIMIT",
   "MMS_RATE_SHARE",
   "MMS_RATE_WINDOW_MS",
+  "MMS_REVIEW_HISTORY_DAYS",
+  "MMS_REVIEW_HISTORY_MB",
+  "MMS_STATE_DIR",
 ];
 
 export interface HostingSettings {
@@ -122,7 +125,13 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
 }
 
 /** MMS_* settings of the process, not of an upstream: kept from the environment with a tenants file. */
-const PROCESS_WIDE_MMS = new Set(["MMS_TASK_TTL_SECONDS"]);
+const PROCESS_WIDE_MMS = new Set([
+  "MMS_TASK_TTL_SECONDS",
+  // Review history is the process's: one directory (or Redis), each tenant within its MB.
+  "MMS_REVIEW_HISTORY_DAYS",
+  "MMS_REVIEW_HISTORY_MB",
+  "MMS_STATE_DIR",
+]);
 
 /**
  * The configuration to serve with: from the environment, or, with a tenants file, each tenant's

@@ -4,6 +4,7 @@
  * arguments the controls send back. Every field name of the tool lives here and nowhere else,
  * so a change of the result's shape is one edit. Never reads the result's text.
  */
+import { type Changes, readChanges } from "./changes.js";
 import { type Decimal, decimal, plus } from "./decimal.js";
 
 /** The group keys query_budgets accepts, in the order the group control offers them. */
@@ -155,9 +156,16 @@ export interface Review {
   returned?: number;
   total?: number;
   nextStart?: number | null;
+  /** What changed since the review compare_to named (interface.md §6e). */
+  changes?: Changes;
 }
 
 type Json = Record<string, unknown>;
+
+const withChanges = (sc: unknown) => {
+  const changes = readChanges(sc);
+  return changes ? { changes } : {};
+};
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -182,6 +190,7 @@ export function readResult(structured: unknown): Review | { problem: "no-budget-
     // Read defensively (interface.md §6c): an absent or unreadable field means no as-of line, no button.
     ...(asOf !== undefined && !Number.isNaN(Date.parse(asOf)) ? { asOf } : {}),
     ...(resume && sc.complete === false ? { resume } : {}),
+    ...withChanges(sc),
   };
   const why = (fallback: PartialReason): PartialReason =>
     base.resume ? "resumable" : review?.capped === true ? "capped" : fallback;

@@ -6,6 +6,7 @@
  * enters the page as text nodes, each isolated for bidirectional display (`<bdi>`) and free to wrap,
  * so a right-to-left override or a 5,000-character name cannot reorder or push away our figures.
  */
+import { renderChanges } from "./changes-view.js";
 import type { Bar, BudgetRow, Filter, GroupKey, Note, NoteCode, Period, Review } from "./contract.js";
 import type { Format } from "./format.js";
 import { type Messages, snapshotSeconds } from "./messages/index.js";
@@ -238,6 +239,7 @@ export function renderBody(review: Review, speech: Speech): Node[] {
   if (review.kind === "review") {
     if (review.totals.length === 0) out.push(h("p", { class: "empty" }, t.noMatch));
     else out.push(totals(review, speech));
+    if (review.changes) out.push(renderChanges(review.changes, speech, h));
     if (review.groupKey && review.charts.length > 0) out.push(charts(review, review.groupKey, speech));
     if (review.age.length > 0) out.push(ageCharts(review, speech));
   } else if (review.largest.length === 0) {
@@ -245,6 +247,7 @@ export function renderBody(review: Review, speech: Speech): Node[] {
   } else {
     out.push(largest(review, speech));
   }
+  if (review.kind === "list" && review.changes) out.push(renderChanges(review.changes, speech, h));
   if (review.totals.length > 0 || review.largest.length > 0) {
     out.push(h("p", { class: "footnote" }, t.footnote));
   }

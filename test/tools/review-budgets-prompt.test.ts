@@ -19,6 +19,22 @@ const textOfPrompt = (r: { messages: { content: { type: string; text?: string } 
   r.messages.map((m) => m.content.text ?? "").join("\n");
 
 describe("review_budgets prompt", () => {
+  it("daily: a relative window (the same filters tomorrow), compare_to previous, and the report leads with what changed", async () => {
+    const now = new Date("2026-11-28T08:00:00Z");
+    const text = textOfPrompt(reviewBudgets.render({ daily: "true", period_days: "7" }, now));
+    const first = 'query_budgets {"since":"P7D","group_by":["status","currency"],"compare_to":"previous"}';
+    expect(text.split("\n")[0]).toContain(`Daily review: start with ${first}.`);
+    expect(text).toContain(`1. Totals by status and currency: ${first}`);
+    expect(text).not.toContain('"since":"2026-11-21"');
+    const call = JSON.parse(first.slice("query_budgets ".length));
+    const result = await mcp.client.callTool({ name: "query_budgets", arguments: call });
+    expect(result.isError).toBeFalsy();
+    expect(() => reviewBudgets.render({ daily: "sometimes" }, now)).toThrow(
+      'daily must be true or false, got "sometimes"',
+    );
+    expect(textOfPrompt(reviewBudgets.render({ daily: "false" }, now))).not.toContain("compare_to");
+  });
+
   it("is advertised with the prompts capability and listed with its arguments", async () => {
     expect(mcp.client.getServerCapabilities()?.prompts).toBeDefined();
     const { prompts } = await mcp.client.listPrompts();
@@ -35,6 +51,11 @@ describe("review_budgets prompt", () => {
           },
           { name: "currency", description: "Only this currency (ISO code or name).", required: false },
           { name: "cost_center", description: "Only this cost center (description or id).", required: false },
+          {
+            name: "daily",
+            description: "true: compare with the previous review and lead with what changed.",
+            required: false,
+          },
         ],
       },
     ]);

@@ -28,6 +28,8 @@ export interface ReadAsk {
 
 export interface ReadDeps extends ScheduleDeps {
   snapshots: TenantSnapshots;
+  /** The server's clock, for when a walk starts (its as_of); default `clock`. */
+  asOfClock?: (() => number) | undefined;
   /** Told once per review: true when the snapshot answered without any read upstream. */
   onSnapshot?: ((hit: boolean) => void) | undefined;
 }
@@ -58,7 +60,7 @@ export async function readReview(ask: ReadAsk, deps: ReadDeps): Promise<Read> {
   const shared = earlier !== undefined && (earlier.readers === 0 || ask.resume !== undefined);
   const state = shared
     ? earlier
-    : new WalkState(ask.window, deps.clock(), { keep: ask.keep, discount: ask.discount });
+    : new WalkState(ask.window, (deps.asOfClock ?? deps.clock)(), { keep: ask.keep, discount: ask.discount });
   const done = state.finished(ask.maxRecords);
   deps.onSnapshot?.(shared && done);
   if (done)

@@ -124,3 +124,10 @@ export function topRecords(
     oldestPending: seen.oldest.result(options.now ?? new Date()),
   };
 }
+
+/** Every record that matches the review's filters (what its history keeps), in the order read. */
+export function matching(ask: ReviewAsk, records: readonly Kept[], window: ResolvedPeriod): Kept[] {
+  const out: Kept[] = [];
+  matchEach(ask, records, window, (r) => out.push(r));
+  return out;
+}

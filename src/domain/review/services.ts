@@ -3,6 +3,7 @@
  * MMS_REVIEW_CACHE_MB, the cap on upstream bytes in flight (MMS_INFLIGHT_MB), and the deadline of
  * a review call (MMS_REVIEW_DEADLINE_MS). Made once per process; each tenant's server gets its view.
  */
+import { type HistoryOf, historyFor, type ProcessHistory } from "./history.js";
 import { InflightBytes } from "./inflight.js";
 import { SnapshotStore, type TenantSnapshots } from "./snapshots.js";
 
@@ -34,6 +35,8 @@ export interface ReviewServices {
   snapshots: TenantSnapshots;
   inflight: InflightBytes;
   deadlineMs: number;
+  /** The tenant's review history (interface.md §6e), or why it is off. */
+  history?: HistoryOf;
   /** Start a call's deadline (a timer by default; tests pass one they fire on an event). */
   startDeadline(ms: number): Deadline;
 }
@@ -46,28 +49,44 @@ export function timerDeadline(ms: number): Deadline {
 }
 
 export interface ProcessReviews {
-  forTenant(tenant: string | undefined): ReviewServices;
+  /** `historyOf`: whose history (the tenant and its upstream, hosting says); default the tenant's name. */
+  forTenant(tenant: string | undefined, historyOf?: string): ReviewServices;
   readonly store: SnapshotStore;
   readonly inflight: InflightBytes;
 }
 
 const MB = 1024 * 1024;
 
-export function createReviewServices(settings: ReviewSettings = REVIEW_DEFAULTS): ProcessReviews {
+/** `history`: where reviews are remembered (src/hosting/history-store.ts); none without it. */
+export function createReviewServices(
+  settings: ReviewSettings = REVIEW_DEFAULTS,
+  history?: ProcessHistory,
+): ProcessReviews {
   const store = new SnapshotStore({
     ttlMs: settings.cacheSeconds * 1000,
     maxBytes: settings.cacheMb * MB,
     ...(settings.clock ? { clock: settings.clock } : {}),
   });
   const inflight = new InflightBytes(settings.inflightMb * MB);
+  // One per tenant, so its writes of one record run in order.
+  const histories = new Map<string, HistoryOf>();
+  const historyOf = (tenant: string) => {
+    let h = histories.get(tenant);
+    if (h === undefined) {
+      h = historyFor(history, tenant);
+      histories.set(tenant, h);
+    }
+    return h;
+  };
   return {
     store,
     inflight,
     // A tenant-less server (one upstream) is the tenant "default".
-    forTenant: (tenant) => ({
+    forTenant: (tenant, owner) => ({
       snapshots: store.forTenant(tenant ?? "default"),
       inflight,
       deadlineMs: settings.deadlineMs,
+      history: historyOf(owner ?? tenant ?? "default"),
       startDeadline: settings.startDeadline ?? timerDeadline,
     }),
   };

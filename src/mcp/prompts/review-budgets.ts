@@ -2,7 +2,9 @@
  * Prompt `review_budgets` (interface.md §6): walks an assistant through a budget review in a few
  * query_budgets calls (totals by status and currency, the pending queue by age, the largest
  * pending per currency, concentration by cost center and third party, budgets needing a second
- * look), never adding amounts of different currencies.
+ * look), never adding amounts of different currencies. With `daily`, the review compares with
+ * the previous one (interface.md §6e) over a relative window, so each morning's filters are
+ * yesterday's, and the report leads with what changed.
  */
 import { PromptArgumentError, type PromptDefinition } from "./types.js";
 
@@ -23,6 +25,19 @@ function periodDays(raw: string | undefined): number {
 const optional = (raw: string | undefined) =>
   raw === undefined || raw.trim() === "" ? undefined : raw.trim();
 
+function isDaily(raw: string | undefined): boolean {
+  const word = optional(raw)?.toLowerCase();
+  if (word === undefined || word === "false") return false;
+  if (word === "true") return true;
+  throw new PromptArgumentError(`daily must be true or false, got "${raw}"`);
+}
+
+/** The lines a daily review leads with: the first call compares with the previous review. */
+const dailyLines = (first: string) => [
+  `Daily review: start with ${first}. Its second line says what changed since the previous review of the same filters (new, approved, rejected, gone, changed, with amounts per currency; structuredContent.changes has the folios). Lead the report with that; if it says no earlier review is stored, say this is the first and that tomorrow's will compare.`,
+  "",
+];
+
 const reviewBudgets: PromptDefinition = {
   name: "review_budgets",
   title: "Review work-order budgets",
@@ -32,15 +47,22 @@ const reviewBudgets: PromptDefinition = {
     { name: "period_days", description: "Days back from today to review (default 30).", required: false },
     { name: "currency", description: "Only this currency (ISO code or name).", required: false },
     { name: "cost_center", description: "Only this cost center (description or id).", required: false },
+    {
+      name: "daily",
+      description: "true: compare with the previous review and lead with what changed.",
+      required: false,
+    },
   ],
   tools: ["query_budgets"],
   render(args, now = new Date()) {
     const days = periodDays(args.period_days);
     const currency = optional(args.currency);
     const costCenter = optional(args.cost_center);
+    const daily = isDaily(args.daily);
     const since = new Date(now.getTime() - days * DAY).toISOString().slice(0, 10);
     const scope = {
-      since,
+      // A daily review keeps its window relative: tomorrow's "last N days" is the same filters as today's.
+      since: daily ? `P${days}D` : since,
       ...(currency ? { currency } : {}),
       ...(costCenter ? { cost_center: costCenter } : {}),
     };
@@ -49,14 +71,16 @@ const reviewBudgets: PromptDefinition = {
     const focus = [currency && `currency ${currency}`, costCenter && `cost center ${costCenter}`].filter(
       Boolean,
     );
+    const totals = call({ group_by: ["status", "currency"], ...(daily ? { compare_to: "previous" } : {}) });
     const text = [
+      ...(daily ? dailyLines(totals) : []),
       // The window is on the API's creation_date, the work order's (interface.md §6d): say so.
       `Review the budgets of the work orders created in the last ${days} days (since ${since})${focus.length ? `, limited to ${focus.join(" and ")}` : ""}.`,
       "",
       "Rules: every amount is in one currency; write it with its ISO code (USD 1,250.00) and never add, compare or rank amounts of different currencies. If a result says a currency is unmapped, report it under its name. Each result's first line says whether it is complete; if it says Partial, repeat the call with the argument it names, or say the figures are partial. items_total is before the discount and taxes; report a discount as given (the API does not say whether it is a percentage or an amount).",
       "",
       "Steps (each call answers from the server's own sums; do not download every budget to add them up):",
-      `1. Totals by status and currency: ${call({ group_by: ["status", "currency"] })}`,
+      `1. Totals by status and currency: ${totals}`,
       `2. Pending queue by age: ${call({ status: "pending", group_by: ["age", "currency"] })} gives the count and total per age (0-7, 8-30, 31-60, 61-90, over 90 days) in each currency; then ${call({ status: "pending", sort: "date_asc", limit: 10 })} lists the ten waiting longest.`,
       `3. Largest pending budgets: for each currency seen in step 1, ${call({ status: "pending", currency: currency ?? "<code>", sort: "total_desc", limit: 3 })}.`,
       `4. Concentration: ${call({ group_by: ["cost_center", "currency"] })} and ${call({ group_by: ["third_party", "currency"] })} (each with a subtotal per cost center or third party across currencies); name the largest share within each currency.`,
@@ -65,7 +89,7 @@ const reviewBudgets: PromptDefinition = {
       "Finish with a short report: one table of totals per status and currency, then the findings of steps 2 to 5, each with folios and amounts with their currency codes.",
     ].join("\n");
     return {
-      description: `Budget review of the last ${days} days`,
+      description: `${daily ? "Daily budget review" : "Budget review"} of the last ${days} days`,
       messages: [{ role: "user", content: { type: "text", text } }],
     };
   },

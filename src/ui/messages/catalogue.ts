@@ -136,6 +136,17 @@ export interface Messages {
   cancelled(reason: string | undefined): string;
   cannotRerun: string;
   cannotConnect(reason: string): string;
+  /** What changed since an earlier review (compare_to, interface.md §6e); `days` is its age. */
+  since: {
+    title(when: string): string;
+    added(n: number, days: number): string;
+    approved(n: number, days: number): string;
+    rejected(n: number, days: number): string;
+    gone(n: number, days: number): string;
+    changed(n: number): string;
+    unchanged(n: number): string;
+    partial: string;
+  };
 }
 
 /** A language module: its messages, given the locale's numbers and plural rules. */
@@ -172,3 +183,6 @@ export function createSay(locale: string): Say {
     },
   };
 }
+
+/** Whether an earlier review `days` old reads as "yesterday" (between 12 and 36 hours). */
+export const isYesterday = (days: number) => days >= 0.5 && days < 1.5;

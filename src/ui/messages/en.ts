@@ -1,5 +1,5 @@
 /** The view's words in English (the language for every locale the catalogue has no module for). */
-import { ageUnits, type Catalogue } from "./catalogue.js";
+import { ageUnits, type Catalogue, isYesterday } from "./catalogue.js";
 import { notesEn } from "./notes-en.js";
 
 export const en: Catalogue = (say) => ({
@@ -157,4 +157,14 @@ export const en: Catalogue = (say) => ({
   cancelled: (reason) => (reason ? `The call was cancelled: ${reason}` : "The call was cancelled."),
   cannotRerun: "This host does not let the view re-run the review.",
   cannotConnect: (reason) => `The view could not connect to the host: ${reason}`,
+  since: {
+    title: (when) => `Since the review of ${when}`,
+    added: (n, days) => `+${say.num(n)} new ${isYesterday(days) ? "since yesterday" : "since then"}`,
+    approved: (n) => `${say.num(n)} approved`,
+    rejected: (n) => `${say.num(n)} rejected`,
+    gone: (n) => `${say.count(n, { one: "# no longer matches", other: "# no longer match" })}`,
+    changed: (n) => `${say.num(n)} changed`,
+    unchanged: (n) => `${say.num(n)} unchanged`,
+    partial: "One of the two reviews is partial: these figures are within what both read.",
+  },
 });

@@ -1,5 +1,5 @@
 /** The view's words in Spanish, as maintenance teams in Latin America say them (es, es-CL, es-MX...). */
-import { ageUnits, type Catalogue } from "./catalogue.js";
+import { ageUnits, type Catalogue, isYesterday } from "./catalogue.js";
 import { notesEs } from "./notes-es.js";
 
 export const es: Catalogue = (say) => {
@@ -165,5 +165,16 @@ export const es: Catalogue = (say) => {
     cancelled: (reason) => (reason ? `Se canceló la llamada: ${reason}` : "Se canceló la llamada."),
     cannotRerun: "Esta aplicación no permite que la vista vuelva a ejecutar la revisión.",
     cannotConnect: (reason) => `La vista no pudo conectarse con la aplicación anfitriona: ${reason}`,
+    since: {
+      title: (when) => `Desde la revisión del ${when}`,
+      added: (n, days) =>
+        `${say.count(n, { one: "+# nuevo", other: "+# nuevos" })} ${isYesterday(days) ? "desde ayer" : "desde entonces"}`,
+      approved: (n) => say.count(n, { one: "# aprobado", other: "# aprobados" }),
+      rejected: (n) => say.count(n, { one: "# rechazado", other: "# rechazados" }),
+      gone: (n) => say.count(n, { one: "# ya no coincide", other: "# ya no coinciden" }),
+      changed: (n) => say.count(n, { one: "# modificado", other: "# modificados" }),
+      unchanged: (n) => say.count(n, { one: "# sin cambios", other: "# sin cambios" }),
+      partial: "Una de las dos revisiones es parcial: estas cifras cubren lo que ambas leyeron.",
+    },
   };
 };

@@ -1,5 +1,5 @@
 /** The view's words in Brazilian Portuguese (pt, pt-BR, and pt-PT until it has a module of its own). */
-import { ageUnits, type Catalogue } from "./catalogue.js";
+import { ageUnits, type Catalogue, isYesterday } from "./catalogue.js";
 import { notesPt } from "./notes-pt.js";
 
 export const pt: Catalogue = (say) => {
@@ -177,5 +177,16 @@ export const pt: Catalogue = (say) => {
     cancelled: (reason) => (reason ? `A chamada foi cancelada: ${reason}` : "A chamada foi cancelada."),
     cannotRerun: "Este aplicativo não permite que a visualização execute a revisão novamente.",
     cannotConnect: (reason) => `A visualização não conseguiu se conectar ao aplicativo: ${reason}`,
+    since: {
+      title: (when) => `Desde a revisão de ${when}`,
+      added: (n, days) =>
+        `${say.count(n, { one: "+# novo", other: "+# novos" })} ${isYesterday(days) ? "desde ontem" : "desde então"}`,
+      approved: (n) => say.count(n, { one: "# aprovado", other: "# aprovados" }),
+      rejected: (n) => say.count(n, { one: "# rejeitado", other: "# rejeitados" }),
+      gone: (n) => say.count(n, { one: "# não corresponde mais", other: "# não correspondem mais" }),
+      changed: (n) => say.count(n, { one: "# alterado", other: "# alterados" }),
+      unchanged: (n) => say.count(n, { one: "# sem alteração", other: "# sem alteração" }),
+      partial: "Uma das duas revisões é parcial: estes números cobrem o que ambas leram.",
+    },
   };
 };

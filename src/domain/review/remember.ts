@@ -1,0 +1,194 @@
+/**
+ * A review's history step (interface.md §6e), run after its result is built: compare with the
+ * stored review `compare_to` names, then store this one for next time. Nothing here can fail a
+ * review: history that is off, unreadable, unreachable or full becomes a note (code, text, params).
+ */
+import { UserInputError } from "../../errors/api-error.js";
+import { minusDuration } from "../period.js";
+import { type Entry, type HistoryOf, type HistoryRecord, type Loaded, pickEntry } from "./history.js";
+import { decodeLines, encodeLines } from "./history-codec.js";
+import { type Changes, type Compared, changesText, compareLines } from "./history-compare.js";
+
+/** A note as results carry them (the `{ code, text, params }` shape of structuredContent.notes). */
+export interface HistoryNote {
+  code: HistoryNoteCode;
+  text: string;
+  params?: Record<string, string | number | boolean>;
+}
+
+export const HISTORY_NOTE_CODES = [
+  "history_first_review",
+  "history_unreadable",
+  "history_off",
+  "history_unavailable",
+  "history_partial",
+  "history_not_stored",
+] as const;
+export type HistoryNoteCode = (typeof HISTORY_NOTE_CODES)[number];
+
+/** What the caller asked to compare with: the review before this one, or one at least this old. */
+export type CompareTo = { kind: "previous" } | { kind: "before"; at: number; asked: string };
+
+/** `compare_to` as given: "previous", an ISO 8601 instant, or a duration back (P1D). */
+export function parseCompareTo(raw: string, now: number): CompareTo {
+  const text = raw.trim();
+  if (text.toLowerCase() === "previous") return { kind: "previous" };
+  const back = minusDuration(text, now);
+  if (back !== undefined) return { kind: "before", at: back, asked: text };
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const at = Date.parse(/T.*(Z|[+-]\d\d:?\d\d)$/i.test(text) || !text.includes("T") ? text : `${text}Z`);
+    if (Number.isFinite(at)) return { kind: "before", at, asked: text };
+  }
+  throw new UserInputError(
+    `compare_to: "${raw}" is not "previous", an ISO 8601 instant (2026-11-27T08:00Z) or a duration back (P1D)`,
+    { field: "compare_to" },
+  );
+}
+
+export interface ThisReview {
+  /** The filters as asked (interface.md §6e), as a stable key. */
+  key: string;
+  /** When its budgets were read (epoch ms): the result's as_of. */
+  at: number;
+  complete: boolean;
+  /** Its matching budgets as history lines (history-codec.ts lineOf), made only when needed. */
+  lines: () => string[];
+}
+
+export interface Remembered {
+  changes?: Changes;
+  lines: string[];
+  notes: HistoryNote[];
+}
+
+const note = (code: HistoryNoteCode, text: string, params?: HistoryNote["params"]): HistoryNote =>
+  params === undefined ? { code, text } : { code, text, params };
+
+/** Compare (when asked) and store `review`; every failure is a note. */
+export async function remember(
+  history: HistoryOf,
+  review: ThisReview,
+  compareTo: CompareTo | undefined,
+  now: number,
+): Promise<Remembered> {
+  if (!history.on)
+    return {
+      lines: [],
+      notes:
+        compareTo === undefined
+          ? []
+          : [
+              note("history_off", `Not compared: review history is off (${history.why}).`, {
+                reason: history.why,
+              }),
+            ],
+    };
+  const out: Remembered = { lines: [], notes: [] };
+  let loaded: Loaded;
+  try {
+    loaded = await history.history.load(review.key);
+  } catch (e) {
+    out.notes.push(unavailable(e, history.history.backend.where));
+    return out;
+  }
+  if (loaded.kind === "unreadable")
+    out.notes.push(
+      note(
+        "history_unreadable",
+        `History unreadable (${loaded.why}): not compared; ${loaded.setAsideAs ? `set aside as ${loaded.setAsideAs}` : "it could not be set aside"}.`,
+        { reason: loaded.why, set_aside_as: loaded.setAsideAs ?? "" },
+      ),
+    );
+  const record = loaded.kind === "record" ? loaded.record : undefined;
+  const lines = review.lines();
+  if (compareTo !== undefined && loaded.kind !== "unreadable")
+    compareStep(out, record, review, lines, compareTo, now);
+  await storeStep(out, history, review, record, lines, now);
+  return out;
+}
+
+function compareStep(
+  out: Remembered,
+  record: HistoryRecord | undefined,
+  review: ThisReview,
+  lines: string[],
+  compareTo: CompareTo,
+  now: number,
+): void {
+  const notAfter = compareTo.kind === "previous" ? review.at - 1 : Math.min(compareTo.at, review.at - 1);
+  const earlier = record === undefined ? undefined : pickEntry(record.entries, notAfter);
+  if (earlier === undefined) {
+    const what =
+      compareTo.kind === "previous" ? "no earlier review" : `no review taken by ${compareTo.asked}`;
+    out.notes.push(
+      note(
+        "history_first_review",
+        `Not compared: ${what} of these filters is stored; this one is, for next time.`,
+        { compare_to: compareTo.kind === "previous" ? "previous" : compareTo.asked },
+      ),
+    );
+    return;
+  }
+  let compared: Compared;
+  try {
+    compared = compareLines(
+      { lines, complete: review.complete, at: review.at },
+      { lines: decodeLines(earlier.blob, earlier.count), complete: earlier.complete, at: earlier.at },
+    );
+  } catch (e) {
+    out.notes.push(
+      note("history_unreadable", `History unreadable (${(e as Error).message}): not compared.`, {
+        reason: (e as Error).message,
+      }),
+    );
+    return;
+  }
+  out.changes = compared.changes;
+  out.lines = changesText(compared, now, earlier.at);
+  if (compared.changes.within_both_reads)
+    out.notes.push(
+      note(
+        "history_partial",
+        `${review.complete ? "The earlier review" : "This review"} is partial: the changes are within what both read.`,
+        { earlier_complete: earlier.complete, this_complete: review.complete },
+      ),
+    );
+}
+
+async function storeStep(
+  out: Remembered,
+  history: Extract<HistoryOf, { on: true }>,
+  review: ThisReview,
+  record: HistoryRecord | undefined,
+  lines: string[],
+  now: number,
+): Promise<void> {
+  // A result answered from the snapshot is the review already stored: nothing new to keep.
+  if (record?.entries.some((e) => e.at === review.at)) return;
+  const entry: Entry = {
+    at: review.at,
+    complete: review.complete,
+    count: lines.length,
+    blob: encodeLines(lines),
+  };
+  try {
+    const { kept } = await history.history.add(review.key, record, entry, now);
+    if (!kept)
+      out.notes.push(
+        note(
+          "history_not_stored",
+          "This review is not stored: alone it is larger than MMS_REVIEW_HISTORY_MB allows a tenant.",
+          { bytes: entry.blob.length },
+        ),
+      );
+  } catch (e) {
+    out.notes.push(unavailable(e, history.history.backend.where));
+  }
+}
+
+function unavailable(e: unknown, where: string): HistoryNote {
+  const reason = e instanceof Error ? e.message : String(e);
+  return note("history_unavailable", `Review history (${where}) could not be used this time (${reason}).`, {
+    reason,
+  });
+}
