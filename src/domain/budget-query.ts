@@ -217,7 +217,7 @@ function walkFacts(read: Read, maxRecords: number, now: Date, deadlineMs: number
   const { state, stop } = read;
   const scanned = Math.min(state.distinct, maxRecords);
   const capped = state.capped(maxRecords);
-  const partial = stop.kind === "done" ? undefined : partialOf(read, stop, deadlineMs);
+  const partial = stop.kind === "done" ? undefined : partialOf(read, stop, deadlineMs, now);
   const incomplete = state.faults.size > 0 || state.skippedCount > 0;
   const skipped =
     state.skippedCount > 0 ? { count: state.skippedCount, budgets: [...state.skipped] } : undefined;
@@ -253,12 +253,13 @@ function partialOf(
   read: Read,
   stop: Exclude<Stop, { kind: "done" }>,
   deadlineMs: number | undefined,
+  now: Date,
 ): PartialWalk {
   const detail =
     stop.kind === "deadline"
       ? String(deadlineMs ?? "")
       : stop.kind === "rate-limited"
-        ? `${new Date(stop.resetAt).toISOString().slice(11, 19)}Z`
+        ? clockTime(stop.resetAt, now)
         : stop.error instanceof Error
           ? stop.error.message
           : String(stop.error);
@@ -270,6 +271,12 @@ function partialOf(
     resume: read.resume,
     detail,
   };
+}
+
+/** "15:20:17Z" today (UTC), "2026-11-29T00:04:10Z" another day: a reset never hides its date. */
+export function clockTime(at: number, now: Date): string {
+  const iso = `${new Date(at).toISOString().slice(0, 19)}Z`;
+  return iso.slice(0, 10) === now.toISOString().slice(0, 10) ? iso.slice(11) : iso;
 }
 
 type Summed = QueryDeps;

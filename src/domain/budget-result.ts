@@ -104,7 +104,7 @@ export interface PartialWalk {
   apiTotal: number | undefined;
   /** The token to continue with; undefined when the budgets read could not be kept. */
   resume: string | undefined;
-  /** The deadline in ms, the rate limit's reset (HH:MM:SSZ), or the failure's message. */
+  /** The deadline in ms, the rate limit's reset (HH:MM:SSZ today, else with its date), or the failure's message. */
   detail: string;
 }
 

@@ -461,6 +461,7 @@ async function runTool(
     now: deps.now ?? (() => new Date()),
     budgetDiscount: deps.budgetDiscount,
     asTask: call.asTask ?? false,
+    deadline: call.asTask ? undefined : Date.now() + deps.reviews.deadlineMs,
     budgetLookbackDays: deps.budgetLookbackDays,
     reviews: deps.reviews,
   };
