@@ -18,7 +18,7 @@ import {
   type View,
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
-import { type DiscountKind, plural, price } from "./budget-view.js";
+import { cutFieldsNote, type DiscountKind, plural, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
 import { currencyOf } from "./money.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
@@ -128,6 +128,7 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   const notes = [
     ...unmappedNotes(priced.slice(0, kept.length).map((p) => p.currency)),
     ...(cut || stoppedToFit ? [sizeNote(kept.length, start + kept.length)] : []),
+    ...cutFieldsNote(kept),
   ];
   if (result.items.length === 0 && result.total > 0 && start > 0) {
     notes.push(
@@ -269,6 +270,7 @@ function partialOf(
     readUpTo: read.state.readUpTo,
     apiTotal: read.state.apiTotal,
     resume: read.resume,
+    cacheOff: read.cacheOff,
     detail,
   };
 }
@@ -358,6 +360,7 @@ function recordsResult(
       "Amounts in different currencies are not comparable: sorted by currency, then amount. Add currency for one ranking.",
     );
   if (figures.cut) notes.push(sizeNote(figures.kept.length, start + figures.kept.length));
+  notes.push(...cutFieldsNote(figures.kept));
   const end = start + figures.kept.length;
   const nextStart = end < figures.matched ? end : null;
   const context = contextOf(input, deps, {

@@ -9,6 +9,7 @@ import type { AnyTool, ToolContext } from "../../tools/define.js";
 import { ALL_TOOLS } from "../../tools/index.js";
 import type { Clients } from "../client/types.js";
 import { createReviewServices, type ReviewServices } from "../domain/review/services.js";
+import { jsonLine } from "../domain/upstream-text.js";
 import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
 import { redact, scrubText, scrubValues } from "../errors/redact.js";
@@ -521,6 +522,6 @@ function errorResult(line: string, details: unknown, secrets: SecretScope): Call
   const body =
     safe === undefined || (typeof safe === "object" && safe !== null && Object.keys(safe).length === 0)
       ? ""
-      : `\nDetails: ${JSON.stringify(safe)}`;
+      : `\nDetails: ${jsonLine(safe)}`;
   return { isError: true, content: [{ type: "text", text: `${redact(line, secrets)}${body}` }] };
 }
