@@ -269,8 +269,8 @@ export class RateBudget {
     const use = this.use();
     const seconds = Math.max(1, Math.ceil((retryAt - this.#now()) / 1000));
     const budget =
-      use.allowed === null
-        ? "the upstream's rate limit"
+      use.allowed === null || this.blockedForMs() > 0
+        ? "the upstream's rate limit (its last 406 or rate-limit headers)"
         : `this server's share of the company's requests (${use.allowed} of ${use.limit} per ${Math.round(this.#windowMs / 1000)} s, MMS_RATE_SHARE ${this.#share})`;
     return new ApiError({
       code: ERROR_CODES.RATE_LIMITED,

@@ -163,10 +163,13 @@ export function formatError(error: unknown, scope: SecretScope = PROCESS_SECRETS
     const h = advice !== undefined && !error.message.includes(advice) ? advice : undefined;
     const text = `${HEADLINE[error.code] ?? "Upstream error"} (${status}${error.code}): ${error.message}${h ? ` (hint: ${h})` : ""}`;
     // The line already carries the message: details hold only what it does not.
-    const { status: httpStatus, code, retryable, details, request } = error;
+    const { status: httpStatus, code, retryable, details, request, retryAt } = error;
+    // When to try again, as a moment an agent can compare with its clock (interface.md §9b).
+    const at =
+      retryAt === undefined || !Number.isFinite(retryAt) ? {} : { retryAt: new Date(retryAt).toISOString() };
     return {
       text: oneLine(text, scope),
-      details: redact({ code, status: httpStatus, retryable, details, request }, scope),
+      details: redact({ code, status: httpStatus, retryable, details, request, ...at }, scope),
     };
   }
   if (error instanceof UserInputError) {

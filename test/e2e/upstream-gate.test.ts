@@ -10,8 +10,8 @@ import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLIENT_ID, CLIENT_SECRET, fakeWithTokens } from "../client/helpers.js";
 import { type FakeUpstream, sendJson } from "../client/fake-upstream.js";
+import { CLIENT_ID, CLIENT_SECRET, fakeWithTokens } from "../client/helpers.js";
 import { cleanEnv, startBin } from "./bin.js";
 
 const CAP_MS = 5 * 60_000;
