@@ -8,6 +8,7 @@
  * company's budget falls back to this process's own count (logged once a minute): requests go on at
  * this process's share rather than stop, and /healthz says "degraded".
  */
+import { randomBytes } from "node:crypto";
 import { createClient } from "@redis/client";
 import type { Logger } from "../telemetry/logger.js";
 import {
@@ -131,6 +132,21 @@ export class RedisBudgetStores {
   /** The store of the company named by `company` (companyKey()). */
   forCompany(company: string): RateBudgetStore {
     return new RedisBudgetStore(this, `${this.#prefix}${company}`, this.#now);
+  }
+
+  /**
+   * A secret every replica on this Redis shares (the resume tokens' key, interface.md §9b): the first
+   * replica's random value, set once and read by the others; undefined while Redis does not answer.
+   */
+  async sharedKey(name: string): Promise<string | undefined> {
+    const candidate = randomBytes(32).toString("base64url");
+    const reply = await this.run((c) =>
+      c.eval("redis.call('SET', KEYS[1], ARGV[1], 'NX'); return redis.call('GET', KEYS[1])", {
+        keys: [`${this.#prefix}${name}`],
+        arguments: [candidate],
+      }),
+    );
+    return typeof reply === "string" && reply.length >= 32 ? reply : undefined;
   }
 
   /** "ok", or "degraded" while Redis does not answer (budgets count per process meanwhile). */

@@ -9,7 +9,7 @@ import type { AnyTool } from "../../tools/define.js";
 import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import { type IdempotencyBackends, idempotencyBackends } from "../hosting/idempotency.js";
-import { type RateBudgets, rateBudgets } from "../hosting/rate-budgets.js";
+import { type RateBudgets, rateBudgets, withSharedResumeKey } from "../hosting/rate-budgets.js";
 import { createServerSet, type ServerSet } from "../hosting/servers.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { createStateSigner, type StateSigner } from "../mcp/sdk.js";
@@ -48,7 +48,7 @@ export async function buildServers(
   open.add(() => budgets.close());
   const stopping = new AbortController();
   const serverSet = createServerSet({
-    config: settings.config,
+    config: await withSharedResumeKey(settings.config, budgets),
     tenants: settings.tenants,
     tools: settings.tools,
     sandbox: plan.sandbox,

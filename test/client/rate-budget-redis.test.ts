@@ -12,6 +12,7 @@ import { RedisBudgetStores } from "../../src/client/rate-budget-redis.js";
 import { MAX_UPSTREAM_WAIT_MS } from "../../src/client/retry.js";
 import type { Clients } from "../../src/client/types.js";
 import { loadConfig } from "../../src/config/config.js";
+import { TokenSeal } from "../../src/domain/review/snapshots.js";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
@@ -95,6 +96,18 @@ describeRedis("a request budget shared by two replicas through Redis", () => {
     } finally {
       await raw.close();
     }
+  });
+
+  it("replicas share one resume key through Redis: a token one seals, the other opens (interface.md §9b)", async () => {
+    const prefix = `t${++seq}:`;
+    const [a, b] = [replica(prefix), replica(prefix)];
+    const keyA = await a.sharedKey("resume-key");
+    const keyB = await b.sharedKey("resume-key");
+    expect(keyA).toBeDefined();
+    expect(keyA!.length).toBeGreaterThanOrEqual(32);
+    expect(keyB).toBe(keyA);
+    const body = { v: 1 as const, t: "t", k: "k", w: "since all", s: "walk", x: 1 };
+    expect(new TokenSeal(keyB).open(new TokenSeal(keyA).seal(body))).toEqual(body);
   });
 
   it("end to end: two replicas walking pages against the limited upstream never exceed the share together", async () => {
