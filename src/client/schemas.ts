@@ -367,7 +367,7 @@ const dagListOutput = (v: {
   dags: z.output<typeof DagSchema>[];
 }) => ({
   id_company: v.id_company,
-  total: count(v.total) ?? v.dags.length,
+  total: v.total ?? v.dags.length,
   dags: v.dags,
 });
 export const DagListSchema = dagListFields.transform(dagListOutput);
