@@ -55,6 +55,12 @@ export interface ToolContext {
   reviews?: ReviewServices;
   /** The call runs as an MCP task: a review runs to completion, no MMS_REVIEW_DEADLINE_MS (still cancellable by `signal`). */
   asTask?: boolean;
+  /**
+   * Epoch ms by which a plain read's waits for the request budget must end (MMS_REVIEW_DEADLINE_MS
+   * from the call's start, interface.md §9b): past it the call answers RATE_LIMITED with retryAt.
+   * Undefined for a task, whose waits end when it is cancelled.
+   */
+  deadline?: number | undefined;
 }
 
 /** What a confirmation of a write would meet: `detail` says why a write would be refused. */

@@ -49,7 +49,7 @@ export default defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   requires: "hub",
   async handler(_input, ctx) {
-    const list = await ctx.hub.listDags({ signal: ctx.signal });
+    const list = await ctx.hub.listDags({ signal: ctx.signal, deadline: ctx.deadline });
     const now = ctx.now();
     return {
       id_company: list.id_company,

@@ -90,7 +90,11 @@ export default defineTool({
     const { items, page } = await fetchPaged(
       walk ? { ...input, all: true } : input,
       { defaultLimit: DEFAULT_LIMIT, noun: "classifications", ctx },
-      (start, limit) => ctx.api.listWarehouseGroups1({ ...query, start, limit }, { signal: ctx.signal }),
+      (start, limit) =>
+        ctx.api.listWarehouseGroups1(
+          { ...query, start, limit },
+          { signal: ctx.signal, deadline: ctx.deadline },
+        ),
     );
     const { groups, enabled, disabled } = byState(items, state);
     // An id names one classification: its answer is whole even when it fills a page of one.

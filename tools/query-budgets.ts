@@ -121,7 +121,7 @@ function planQuery(input: Input, ctx: ToolContext) {
     now: () => ctx.now(),
     defaultLimit: view === "compact" ? DEFAULT_LIMIT : SHORT_VIEW_DEFAULT_LIMIT,
     fetchPage: (start: number, limit: number) =>
-      ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal }),
+      ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal, deadline: ctx.deadline }),
   };
   const args = {
     ...input,

@@ -31,7 +31,14 @@ import { routeTemplate } from "../telemetry/route.js";
 import type { BaseUrl } from "./api-path.js";
 import { parseBody } from "./body.js";
 import type { RateBudget, Ticket } from "./rate-budget.js";
-import { decideRetry, type Failure, type RetryDecision, type RetryOptions } from "./retry.js";
+import {
+  decideRetry,
+  type Failure,
+  MAX_UPSTREAM_WAIT_MS,
+  type RetryDecision,
+  type RetryOptions,
+  upstreamWait,
+} from "./retry.js";
 import { type RawResponse, type Transport, TransportFailure } from "./transport.js";
 import { abortable, sleep } from "./wait.js";
 
@@ -97,6 +104,7 @@ type Outcome =
 /** JSON over HTTP with auth, retries, budget and cancellation. Every failure is an ApiError. */
 export class HttpClient {
   readonly #o: ResolvedOptions;
+  #absurdWaitLogged = false;
 
   constructor(options: HttpClientOptions) {
     this.#o = {
@@ -283,6 +291,7 @@ export class HttpClient {
   #classify(plan: CallPlan, raw: RawResponse, grant: AuthGrant): Outcome {
     // Every answer teaches the budget (announced limit, what remains, a 406), before anything else.
     void this.#o.budget?.observe(raw.status, raw.headers);
+    if (!this.#absurdWaitLogged) this.#logAbsurdWait(raw.headers);
     const parsed: ParsedBody = parseBody(raw.text, raw.headers["content-type"]);
     const json = parsed.kind === "json" ? parsed.value : undefined;
     const answer: AuthResponse = { status: raw.status, headers: raw.headers, text: raw.text, json };
@@ -303,6 +312,19 @@ export class HttpClient {
       return { kind: "challenge", error, answer: challenged, grant, sent: false };
     }
     return { kind: "failed", error, failure: { kind: "status", status, headers: raw.headers }, sent: true };
+  }
+
+  /**
+   * An upstream that names an absurd wait (beyond the cap, negative, unreadable) is told once per
+   * client (interface.md §9b): the cap stands in for it, and a line per answer would flood the log.
+   */
+  #logAbsurdWait(headers: Readonly<Record<string, string | undefined>>): void {
+    const wait = upstreamWait(headers, this.#o.now());
+    if (wait?.absurd === undefined) return;
+    this.#absurdWaitLogged = true;
+    this.#o.logger.warn(
+      `the upstream named a wait of "${wait.absurd.slice(0, 40)}" (Retry-After or a rate-limit reset): beyond ${MAX_UPSTREAM_WAIT_MS / 1000} s, negative or unreadable, so ${MAX_UPSTREAM_WAIT_MS / 1000} s is used instead; said once`,
+    );
   }
 
   /** A 401/407: whether to re-authenticate and repeat once (the strategy decides). */

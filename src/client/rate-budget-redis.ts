@@ -8,6 +8,7 @@
  * company's budget falls back to this process's own count (logged once a minute): requests go on at
  * this process's share rather than stop, and /healthz says "degraded".
  */
+import { randomBytes } from "node:crypto";
 import { createClient } from "@redis/client";
 import type { Logger } from "../telemetry/logger.js";
 import {
@@ -17,10 +18,12 @@ import {
   type TakeRequest,
   type TakeResult,
 } from "./rate-budget-store.js";
+import { MAX_UPSTREAM_WAIT_MS } from "./retry.js";
 
 /**
  * KEYS: slots (sorted set), facts (hash). ARGV: id, now (ms, or -1 for Redis TIME), windowMs, limit
- * (-1: the learnt one), share, kind ("read"/"write"). Returns {granted 0/1, used, retryInMs, limit (-1)}.
+ * (-1: the learnt one), share, kind ("read"/"write"), the longest gate (ms). Returns {granted 0/1, used,
+ * retryInMs, limit (-1)}. A gate further off than the longest (set before it was bounded) is cut to it.
  * IMPORTANT: mirrors MemoryBudgetStore.take and allowance() in rate-budget-store.ts.
  */
 export const TAKE = `
@@ -33,6 +36,8 @@ local limit = tonumber(ARGV[4])
 if limit < 0 then limit = tonumber(redis.call('HGET', KEYS[2], 'limit') or '-1') end
 local gateUntil = tonumber(redis.call('HGET', KEYS[2], 'gate_until') or '0')
 local gateLeft = tonumber(redis.call('HGET', KEYS[2], 'gate_left') or '0')
+local longest = tonumber(ARGV[7])
+if gateUntil > now + longest then gateUntil = now + longest; redis.call('HSET', KEYS[2], 'gate_until', gateUntil) end
 if now < gateUntil and gateLeft <= 0 then return {0, used, gateUntil - now, limit} end
 if limit >= 0 then
   local total = math.max(1, math.floor(limit * tonumber(ARGV[5])))
@@ -51,7 +56,7 @@ return {1, used + 1, 0, limit}
 
 /**
  * KEYS: facts. ARGV: limit (-1: none), defaultLimit (-1: none), gate remaining (-1: none), gate resetMs,
- * now (-1: Redis TIME), ttlMs of the facts.
+ * now (-1: Redis TIME), ttlMs of the facts, the longest gate (ms: a gate is kept no longer, interface.md §9b).
  */
 export const LEARN = `
 local now = tonumber(ARGV[5])
@@ -59,7 +64,7 @@ if now < 0 then local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math
 if tonumber(ARGV[1]) > 0 then redis.call('HSET', KEYS[1], 'limit', ARGV[1])
 elseif tonumber(ARGV[2]) > 0 and redis.call('HEXISTS', KEYS[1], 'limit') == 0 then redis.call('HSET', KEYS[1], 'limit', ARGV[2]) end
 if tonumber(ARGV[3]) >= 0 then
-  redis.call('HSET', KEYS[1], 'gate_left', ARGV[3], 'gate_until', now + tonumber(ARGV[4]))
+  redis.call('HSET', KEYS[1], 'gate_left', ARGV[3], 'gate_until', now + math.min(tonumber(ARGV[4]), tonumber(ARGV[7])))
 end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[6]))
 return 1
@@ -127,6 +132,21 @@ export class RedisBudgetStores {
   /** The store of the company named by `company` (companyKey()). */
   forCompany(company: string): RateBudgetStore {
     return new RedisBudgetStore(this, `${this.#prefix}${company}`, this.#now);
+  }
+
+  /**
+   * A secret every replica on this Redis shares (the resume tokens' key, interface.md §9b): the first
+   * replica's random value, set once and read by the others; undefined while Redis does not answer.
+   */
+  async sharedKey(name: string): Promise<string | undefined> {
+    const candidate = randomBytes(32).toString("base64url");
+    const reply = await this.run((c) =>
+      c.eval("redis.call('SET', KEYS[1], ARGV[1], 'NX'); return redis.call('GET', KEYS[1])", {
+        keys: [`${this.#prefix}${name}`],
+        arguments: [candidate],
+      }),
+    );
+    return typeof reply === "string" && reply.length >= 32 ? reply : undefined;
   }
 
   /** "ok", or "degraded" while Redis does not answer (budgets count per process meanwhile). */
@@ -212,6 +232,7 @@ class RedisBudgetStore implements RateBudgetStore {
             String(request.limit ?? -1),
             String(request.share),
             request.kind,
+            String(MAX_UPSTREAM_WAIT_MS),
           ],
         }) as Promise<[number, number, number, number]>,
     );
@@ -242,6 +263,7 @@ class RedisBudgetStore implements RateBudgetStore {
           String(request.gate?.resetMs ?? 0),
           this.#time(),
           String(FACTS_TTL_MS),
+          String(MAX_UPSTREAM_WAIT_MS),
         ],
       }),
     );

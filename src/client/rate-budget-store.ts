@@ -8,6 +8,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { MAX_UPSTREAM_WAIT_MS } from "./retry.js";
 
 export type RequestKind = "read" | "write";
 
@@ -32,7 +33,7 @@ export interface LearnRequest {
   limit?: number | undefined;
   /** A limit to assume when none was ever learnt (the documented 200, after a 406 without headers). */
   defaultLimit?: number | undefined;
-  /** At most `remaining` more requests until `resetMs` from now (headers, or 0 after a 406). */
+  /** At most `remaining` more requests until `resetMs` from now (headers, or 0 after a 406); kept at most MAX_UPSTREAM_WAIT_MS. */
   gate?: { remaining: number; resetMs: number } | undefined;
 }
 
@@ -85,6 +86,7 @@ export class MemoryBudgetStore implements RateBudgetStore {
     const used = this.#slots.length - this.#head;
     const limit = request.limit ?? this.#limit;
     const gate = this.#gate !== undefined && now < this.#gate.until ? this.#gate : undefined;
+    if (gate !== undefined) gate.until = Math.min(gate.until, now + MAX_UPSTREAM_WAIT_MS);
     if (gate !== undefined && gate.left <= 0)
       return { granted: false, used, limit, retryInMs: gate.until - now };
     if (limit !== undefined) {
@@ -122,7 +124,10 @@ export class MemoryBudgetStore implements RateBudgetStore {
     else if (request.defaultLimit !== undefined && this.#limit === undefined)
       this.#limit = request.defaultLimit;
     if (request.gate !== undefined)
-      this.#gate = { left: request.gate.remaining, until: this.#now() + request.gate.resetMs };
+      this.#gate = {
+        left: request.gate.remaining,
+        until: this.#now() + Math.min(request.gate.resetMs, MAX_UPSTREAM_WAIT_MS),
+      };
   }
 
   /**

@@ -14,7 +14,7 @@ import { randomUUID } from "node:crypto";
 import { ApiError, ERROR_CODES, type RequestSummary } from "../errors/api-error.js";
 import { countRateLimited, recordBudgetWait } from "../telemetry/metrics.js";
 import type { RateBudgetStore, RequestKind, TakeResult } from "./rate-budget-store.js";
-import { header, parseResetSeconds, parseRetryAfter } from "./retry.js";
+import { header, MAX_UPSTREAM_WAIT_MS, parseResetSeconds, parseRetryAfter } from "./retry.js";
 import { abortable, sleep } from "./wait.js";
 
 /** The platform's documented limit (upstream-notes): assumed after a 406 from an upstream that announces none. */
@@ -156,7 +156,9 @@ export class RateBudget {
         : facts.remaining !== undefined
           ? { remaining: facts.remaining, resetMs: facts.resetMs ?? this.#windowMs }
           : undefined;
-    if (gate?.remaining === 0) this.#blockedUntil = Math.max(this.#blockedUntil, now + gate.resetMs);
+    // The parsers cap what an upstream names (interface.md §9b); capped here again, as the gate's own bound.
+    if (gate?.remaining === 0)
+      this.#blockedUntil = Math.max(this.#blockedUntil, now + Math.min(gate.resetMs, MAX_UPSTREAM_WAIT_MS));
     const learnt = facts.limit ?? this.#last.limit ?? (status === 406 ? DOCUMENTED_LIMIT : undefined);
     this.#last = { used: this.#last.used, limit: learnt };
     if (facts.limit === undefined && gate === undefined && !limited) return Promise.resolve();
@@ -267,8 +269,8 @@ export class RateBudget {
     const use = this.use();
     const seconds = Math.max(1, Math.ceil((retryAt - this.#now()) / 1000));
     const budget =
-      use.allowed === null
-        ? "the upstream's rate limit"
+      use.allowed === null || this.blockedForMs() > 0
+        ? "the upstream's rate limit (its last 406 or rate-limit headers)"
         : `this server's share of the company's requests (${use.allowed} of ${use.limit} per ${Math.round(this.#windowMs / 1000)} s, MMS_RATE_SHARE ${this.#share})`;
     return new ApiError({
       code: ERROR_CODES.RATE_LIMITED,

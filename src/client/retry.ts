@@ -93,17 +93,62 @@ export function header(
   return undefined;
 }
 
-/** Values above this are absolute epoch seconds rather than a delta (some gateways send those). */
-const EPOCH_THRESHOLD_S = 1_000_000_000;
+/**
+ * The longest wait an upstream can name (interface.md §9b): five of the platform's one-minute windows.
+ * A longer, negative or unreadable value is absurd: it is replaced by this cap (and the client logs it
+ * once), so no single answer can close a company's gate for long.
+ */
+export const MAX_UPSTREAM_WAIT_MS = 5 * 60_000;
 
-/** `ratelimit-reset` / `Request-Call-Limit-Reset`: seconds (a fraction allowed) or epoch seconds. */
-export function parseResetSeconds(raw: string | undefined, nowMs: number): number | undefined {
+/** Numbers from here on are epoch seconds rather than a delay (some gateways send those)... */
+const EPOCH_SECONDS = 1_000_000_000;
+/** ...and from here on epoch milliseconds (read as seconds they would name the year 58000). */
+const EPOCH_MILLISECONDS = 1_000_000_000_000;
+
+/** A wait an upstream header named, within the cap; `absurd` holds the header's text when the cap replaced it. */
+export interface UpstreamWait {
+  ms: number;
+  absurd?: string;
+}
+
+/** `ms` within [0, cap]: a value beyond the cap, or not a number, is replaced by the cap and marked absurd. */
+function bounded(ms: number, raw: string): UpstreamWait {
+  if (!Number.isFinite(ms) || ms > MAX_UPSTREAM_WAIT_MS) return { ms: MAX_UPSTREAM_WAIT_MS, absurd: raw };
+  return { ms: Math.max(0, Math.ceil(ms)) };
+}
+
+/**
+ * A number of a wait header: seconds (a fraction allowed), epoch seconds or epoch milliseconds. A
+ * moment in the past is no wait, unless it is further back than the cap (then it is no clock's).
+ */
+function numericWait(n: number, nowMs: number, raw: string): UpstreamWait {
+  if (n < EPOCH_SECONDS) return bounded(n * 1000, raw);
+  const at = n >= EPOCH_MILLISECONDS ? n : n * 1000;
+  if (at < nowMs - MAX_UPSTREAM_WAIT_MS) return { ms: MAX_UPSTREAM_WAIT_MS, absurd: raw };
+  return bounded(at - nowMs, raw);
+}
+
+/**
+ * `ratelimit-reset` / `Request-Call-Limit-Reset` / `Retry-After` text as a bounded wait: a number
+ * (see numericWait) or, where `httpDate`, an HTTP-date; undefined when blank. Anything else (negative,
+ * "soon") is absurd: the cap.
+ */
+function readWait(raw: string | undefined, nowMs: number, httpDate: boolean): UpstreamWait | undefined {
   if (raw === undefined) return undefined;
   const text = raw.trim();
-  if (!/^\d+(\.\d+)?$/.test(text)) return undefined;
-  const n = Number(text);
-  if (n >= EPOCH_THRESHOLD_S) return Math.max(0, n * 1000 - nowMs);
-  return Math.ceil(n * 1000);
+  if (text === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return numericWait(Number(text), nowMs, text);
+  if (httpDate && HTTP_DATE.test(text)) {
+    // asctime has no zone: it is GMT (RFC 9110 §5.6.7).
+    const date = Date.parse(/GMT$/.test(text) ? text : `${text} GMT`);
+    if (!Number.isNaN(date)) return bounded(date - nowMs, text);
+  }
+  return { ms: MAX_UPSTREAM_WAIT_MS, absurd: text };
+}
+
+/** `ratelimit-reset` / `Request-Call-Limit-Reset` in ms from `nowMs`, within the cap (undefined when absent). */
+export function parseResetSeconds(raw: string | undefined, nowMs: number): number | undefined {
+  return readWait(raw, nowMs, false)?.ms;
 }
 
 /** The three HTTP-date forms of RFC 9110 §5.6.7: IMF-fixdate, obsolete RFC 850, asctime. */
@@ -118,34 +163,36 @@ const HTTP_DATE = new RegExp(
 );
 
 /**
- * `Retry-After` per RFC 9110 §10.2.3: delay-seconds (digits only) or an HTTP-date, in ms from
- * `nowMs`. Anything else (negative, fractional, "soon", a bare year) is treated as absent.
- * A huge delay stays huge: the caller gives up at once and reports the real wait.
+ * `Retry-After` per RFC 9110 §10.2.3 (delay-seconds or an HTTP-date; epoch seconds or milliseconds
+ * too), in ms from `nowMs`, within the cap (interface.md §9b); undefined when blank.
  */
 export function parseRetryAfterHeader(raw: string, nowMs: number): number | undefined {
-  const text = raw.trim();
-  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, Number.MAX_SAFE_INTEGER);
-  if (!HTTP_DATE.test(text)) return undefined;
-  // asctime has no zone: it is GMT (RFC 9110 §5.6.7).
-  const date = Date.parse(/GMT$/.test(text) ? text : `${text} GMT`);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  return readWait(raw, nowMs, true)?.ms;
 }
 
 /**
- * How long the server asked to wait, in ms: `Retry-After` (RFC 9110), then `ratelimit-reset`,
- * then `Request-Call-Limit-Reset` (all read case-insensitively; a malformed one counts as absent).
+ * How long the server asked to wait, with the header's text when it was absurd: the first readable
+ * of `Retry-After` (RFC 9110), `ratelimit-reset`, `Request-Call-Limit-Reset` (any case); when only
+ * absurd ones were sent, the cap.
  */
+export function upstreamWait(
+  headers: Readonly<Record<string, string | undefined>>,
+  nowMs: number,
+): UpstreamWait | undefined {
+  const waits = [
+    readWait(header(headers, "retry-after"), nowMs, true),
+    readWait(header(headers, "ratelimit-reset"), nowMs, false),
+    readWait(header(headers, "request-call-limit-reset"), nowMs, false),
+  ];
+  return waits.find((w) => w !== undefined && w.absurd === undefined) ?? waits.find((w) => w !== undefined);
+}
+
+/** How long the server asked to wait, in ms within the cap (see upstreamWait). */
 export function parseRetryAfter(
   headers: Readonly<Record<string, string | undefined>>,
   nowMs: number,
 ): number | undefined {
-  const retryAfter = header(headers, "retry-after");
-  const told = retryAfter === undefined ? undefined : parseRetryAfterHeader(retryAfter, nowMs);
-  return (
-    told ??
-    parseResetSeconds(header(headers, "ratelimit-reset"), nowMs) ??
-    parseResetSeconds(header(headers, "request-call-limit-reset"), nowMs)
-  );
+  return upstreamWait(headers, nowMs)?.ms;
 }
 
 function describe(failure: Failure): string {

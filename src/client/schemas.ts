@@ -459,7 +459,20 @@ export function parsePage<T>(
   const raw =
     env.data === null || env.data === undefined ? [] : Array.isArray(env.data) ? env.data : [env.data];
   const data = parseItems(schema, raw) ?? parseSlow(z.array(schema), raw, request, ["data"]);
-  return { data, total: env.total ?? data.length };
+  return { data, total: count(env.total, request) ?? data.length };
+}
+
+/**
+ * A `total` as a count, or BAD_RESPONSE naming the field: a negative or fractional one never reads
+ * as a count ("All -5 pending budgets", interface.md §6c, §9b).
+ */
+function count(total: number | undefined, request?: RequestSummary): number | undefined {
+  if (total === undefined || (Number.isSafeInteger(total) && total >= 0)) return total;
+  return failShape(
+    `the upstream answer's total is ${total}, not a count of records (a non-negative integer): its list cannot be trusted`,
+    { field: "total", value: total },
+    request,
+  );
 }
 
 /**

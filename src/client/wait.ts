@@ -4,7 +4,16 @@
  * review's deadline), rejecting with the signal's reason; neither leaves a listener behind.
  */
 
-/** Promise that resolves after `ms`, or rejects as soon as `signal` aborts. */
+/**
+ * The longest delay a Node.js timer takes: a longer one fires after 1 ms (with a warning), so a loop
+ * waiting on it spins (interface.md §9b).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `ms` as a timer takes it: within [0, MAX_TIMER_MS] (NaN: 0). */
+export const timerMs = (ms: number): number => Math.min(MAX_TIMER_MS, Math.max(0, ms || 0));
+
+/** Promise that resolves after `ms` (at most MAX_TIMER_MS), or rejects as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -15,7 +24,7 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, timerMs(ms));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

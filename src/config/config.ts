@@ -104,7 +104,16 @@ export interface Config {
   /** How long a finished MCP task's result is kept (MMS_TASK_TTL_SECONDS, interface.md §6c); loadConfig sets it (default 900). */
   taskTtlSeconds?: number | undefined;
   /** Reviews (interface.md §6c): the call's deadline, the snapshots' life and memory, bytes in flight; loadConfig sets it. */
-  reviews?: { deadlineMs: number; cacheSeconds: number; cacheMb: number; inflightMb: number } | undefined;
+  reviews?:
+    | {
+        deadlineMs: number;
+        cacheSeconds: number;
+        cacheMb: number;
+        inflightMb: number;
+        /** MMS_RESUME_KEY: seals resume tokens so that every replica accepts another's (interface.md §9b). */
+        resumeKey?: string | undefined;
+      }
+    | undefined;
   /** Review history (interface.md §6e): days kept (0: off), MB per tenant, the state directory (undefined: the user's); loadConfig sets it. */
   history?: { days: number; mb: number; stateDir: string | undefined } | undefined;
 }
@@ -124,6 +133,11 @@ const intIn = (min: number, max: number) =>
         .min(min, { error: `expected at least ${min}` })
         .max(max, { error: `expected at most ${max}` }),
     );
+
+/** A key shared by replicas (MMS_RESUME_KEY): long enough to be guessed by no one. */
+const secretKey = z
+  .string()
+  .min(32, { error: "expected at least 32 characters (e.g. the output of `openssl rand -base64 48`)" });
 
 /** The words a boolean variable takes, any case (the flag variables of src/main/cli.ts take the same). */
 export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
@@ -232,6 +246,7 @@ function parseValues(env: Env) {
       cacheSeconds: parse("MMS_REVIEW_CACHE_SECONDS", intIn(0, 86_400), 300),
       cacheMb: parse("MMS_REVIEW_CACHE_MB", intIn(0, 65_536), 64),
       inflightMb: parse("MMS_INFLIGHT_MB", intIn(1, 65_536), 64),
+      resumeKey: parse<string | undefined>("MMS_RESUME_KEY", secretKey, undefined),
     },
     history: historyValues(parse),
     logLevel: parse<LogLevel>("LOG_LEVEL", logLevelValue, "info"),

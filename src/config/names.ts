@@ -55,6 +55,9 @@ const SAFETY_WORDS = new Map<string, SafetyWord>([
   ["OAUTH", auth],
 ]);
 
+/** Safety words of four letters or more: a word that begins with one (CONFIRMATION, TOKENS) is as near (§9b). */
+const LONG_SAFETY_WORDS = [...SAFETY_WORDS].filter(([w]) => w.length >= 4);
+
 /**
  * Whether a name looks meant for this server: it starts with MMS or MCP (any case, with or without
  * the underscore), or its first part is one edit from either (MSS_, MPC_, MM_). Other software's
@@ -103,8 +106,9 @@ function nearSafetyVariable(name: string): Variable | undefined {
 
 /**
  * The safety word an unknown name shares (interface.md §9): an MMS_ or MCP_ name, or bare READ_ONLY,
- * with CONFIRM, READ/READONLY/RO, TOKEN, TENANT(S), TOOLS, AUTH or OAUTH among its words
- * (MMS_CONFIRM, MMS_RO, MCP_BEARER_TOKEN, MCP_TOOLS). Undefined for other software's names.
+ * with CONFIRM, READ/READONLY/RO, TOKEN, TENANT(S), TOOLS, AUTH or OAUTH among its words, or a word
+ * beginning with one of four letters or more (MMS_CONFIRM, MMS_RO, MCP_BEARER_TOKEN, MCP_TOOLS,
+ * MMS_CONFIRMATION, MCP_AUTHORIZATION). Undefined for other software's names.
  */
 export function safetyWordOf(name: string): { word: string; safety: SafetyWord } | undefined {
   const upper = name.toUpperCase();
@@ -114,6 +118,8 @@ export function safetyWordOf(name: string): { word: string; safety: SafetyWord }
   for (const word of looksOurs(name) ? words.slice(1) : words) {
     const safety = SAFETY_WORDS.get(word);
     if (safety !== undefined) return { word, safety };
+    const begun = LONG_SAFETY_WORDS.find(([w]) => word.startsWith(w));
+    if (begun !== undefined) return { word: begun[0], safety: begun[1] };
   }
   return undefined;
 }

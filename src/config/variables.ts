@@ -18,6 +18,11 @@ export interface Variable {
   ifMissed?: string;
   /** Its value is a credential: never printed, scrubbed from every text. */
   secret?: boolean;
+  /**
+   * A setting of the process, not of an upstream: kept from the environment with a tenants file
+   * (interface.md §9b), where every other MMS_* comes from each tenant's "upstream".
+   */
+  processWide?: true;
 }
 
 export const VARIABLES: readonly Variable[] = [
@@ -66,29 +71,51 @@ export const VARIABLES: readonly Variable[] = [
   {
     name: "MMS_REVIEW_DEADLINE_MS",
     group: "upstream",
+    processWide: true,
     summary: "a review call returns by then, resumable (45000)",
   },
   {
     name: "MMS_REVIEW_CACHE_SECONDS",
     group: "upstream",
+    processWide: true,
     summary: "how long a review's snapshot is kept (300)",
   },
   {
     name: "MMS_REVIEW_CACHE_MB",
     group: "upstream",
+    processWide: true,
     summary: "memory for review snapshots, per process (64)",
   },
-  { name: "MMS_INFLIGHT_MB", group: "upstream", summary: "upstream page bytes in flight, per process (64)" },
+  {
+    name: "MMS_INFLIGHT_MB",
+    group: "upstream",
+    processWide: true,
+    summary: "upstream page bytes in flight, per process (64)",
+  },
+  {
+    name: "MMS_RESUME_KEY",
+    group: "http",
+    summary: "key replicas share to seal review resume tokens (32+ chars)",
+    secret: true,
+    processWide: true,
+  },
   {
     name: "MMS_REVIEW_HISTORY_DAYS",
     group: "upstream",
     summary: "days reviews are kept for compare_to (35; 0 = off)",
+    processWide: true,
   },
-  { name: "MMS_REVIEW_HISTORY_MB", group: "upstream", summary: "review history per tenant, in MB (64)" },
+  {
+    name: "MMS_REVIEW_HISTORY_MB",
+    group: "upstream",
+    summary: "review history per tenant, in MB (64)",
+    processWide: true,
+  },
   {
     name: "MMS_STATE_DIR",
     group: "upstream",
     summary: "where review history is kept without REDIS_URL (the user's state directory)",
+    processWide: true,
   },
   {
     name: "MMS_SANDBOX",
@@ -155,7 +182,12 @@ export const VARIABLES: readonly Variable[] = [
   },
   { name: "MCP_TENANT_MAX_IN_FLIGHT", group: "http", summary: "requests in flight per tenant (default 16)" },
   { name: "MCP_IDEMPOTENCY_TTL_SECONDS", group: "http", summary: "how long a key's outcome is kept (86400)" },
-  { name: "MMS_TASK_TTL_SECONDS", group: "http", summary: "how long a finished MCP task is kept (900)" },
+  {
+    name: "MMS_TASK_TTL_SECONDS",
+    group: "http",
+    processWide: true,
+    summary: "how long a finished MCP task is kept (900)",
+  },
   { name: "REDIS_URL", group: "http", summary: "redis:// URL: idempotency records shared by replicas" },
   { name: "MCP_REDIS_TIMEOUT_MS", group: "http", summary: "deadline of each Redis command (default 1000)" },
   { name: "OTEL_EXPORTER_OTLP_ENDPOINT", group: "tracing", summary: "OTLP/HTTP collector: turns tracing on" },
@@ -220,6 +252,11 @@ export const VARIABLE_NAMES: readonly string[] = VARIABLES.map((v) => v.name);
 
 /** The safety variables: a near-miss of one of these names is a configuration error. */
 export const SAFETY_VARIABLES: readonly Variable[] = VARIABLES.filter((v) => v.ifMissed !== undefined);
+
+/** The MMS_* settings of the process, kept from the environment with a tenants file (mark one `processWide`). */
+export const PROCESS_WIDE_VARIABLES: readonly string[] = VARIABLES.filter((v) => v.processWide).map(
+  (v) => v.name,
+);
 
 /** The variables whose value is a credential. */
 export const SECRET_VARIABLES: readonly string[] = VARIABLES.filter((v) => v.secret).map((v) => v.name);

@@ -18,7 +18,7 @@ import {
   type View,
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
-import { type DiscountKind, plural, price } from "./budget-view.js";
+import { cutFieldsNote, type DiscountKind, plural, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
 import { currencyOf } from "./money.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
@@ -131,6 +131,7 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   const notes = [
     ...unmappedNotes(priced.slice(0, kept.length).map((p) => p.currency)),
     ...(cut || stoppedToFit ? [sizeNote(kept.length, start + kept.length)] : []),
+    ...cutFieldsNote(kept),
   ];
   if (result.items.length === 0 && result.total > 0 && start > 0) {
     notes.push(
@@ -250,7 +251,7 @@ function walkFacts(read: Read, maxRecords: number, now: Date, deadlineMs: number
   const { state, stop } = read;
   const scanned = Math.min(state.distinct, maxRecords);
   const capped = state.capped(maxRecords);
-  const partial = stop.kind === "done" ? undefined : partialOf(read, stop, deadlineMs);
+  const partial = stop.kind === "done" ? undefined : partialOf(read, stop, deadlineMs, now);
   const incomplete = state.faults.size > 0 || state.skippedCount > 0;
   const skipped =
     state.skippedCount > 0 ? { count: state.skippedCount, budgets: [...state.skipped] } : undefined;
@@ -286,12 +287,13 @@ function partialOf(
   read: Read,
   stop: Exclude<Stop, { kind: "done" }>,
   deadlineMs: number | undefined,
+  now: Date,
 ): PartialWalk {
   const detail =
     stop.kind === "deadline"
       ? String(deadlineMs ?? "")
       : stop.kind === "rate-limited"
-        ? `${new Date(stop.resetAt).toISOString().slice(11, 19)}Z`
+        ? clockTime(stop.resetAt, now)
         : stop.error instanceof Error
           ? stop.error.message
           : String(stop.error);
@@ -301,8 +303,15 @@ function partialOf(
     readUpTo: read.state.readUpTo,
     apiTotal: read.state.apiTotal,
     resume: read.resume,
+    cacheOff: read.cacheOff,
     detail,
   };
+}
+
+/** "15:20:17Z" today (UTC), "2026-11-29T00:04:10Z" another day: a reset never hides its date. */
+export function clockTime(at: number, now: Date): string {
+  const iso = `${new Date(at).toISOString().slice(0, 19)}Z`;
+  return iso.slice(0, 10) === now.toISOString().slice(0, 10) ? iso.slice(11) : iso;
 }
 
 type Summed = QueryDeps;
@@ -384,6 +393,7 @@ function recordsResult(
       "Amounts in different currencies are not comparable: sorted by currency, then amount. Add currency for one ranking.",
     );
   if (figures.cut) notes.push(sizeNote(figures.kept.length, start + figures.kept.length));
+  notes.push(...cutFieldsNote(figures.kept));
   const end = start + figures.kept.length;
   const nextStart = end < figures.matched ? end : null;
   const context = contextOf(input, deps, {

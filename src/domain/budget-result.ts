@@ -110,7 +110,9 @@ export interface PartialWalk {
   apiTotal: number | undefined;
   /** The token to continue with; undefined when the budgets read could not be kept. */
   resume: string | undefined;
-  /** The deadline in ms, the rate limit's reset (HH:MM:SSZ), or the failure's message. */
+  /** No snapshot is kept at all (MMS_REVIEW_CACHE_SECONDS=0): the setting that prevents a resume. */
+  cacheOff?: boolean;
+  /** The deadline in ms, the rate limit's reset (HH:MM:SSZ today, else with its date), or the failure's message. */
   detail: string;
 }
 
@@ -202,7 +204,9 @@ function partialWalk(p: PartialWalk, out: QueryBudgetsResult): string {
   const pages = p.readUpTo > 0 ? ` (every page from start=0 to ${p.readUpTo - 1})` : "";
   const go = p.resume
     ? `to continue where it stopped (nothing is read again), repeat this call with "resume": "${p.resume}"`
-    : "the budgets read did not fit the server's snapshot memory (MMS_REVIEW_CACHE_MB), so it cannot resume: narrow since/until";
+    : p.cacheOff
+      ? "this server keeps no snapshots (MMS_REVIEW_CACHE_SECONDS=0), so it cannot resume: narrow since/until, or ask the operator to keep snapshots"
+      : "the budgets read did not fit the server's snapshot memory (MMS_REVIEW_CACHE_MB), so it cannot resume: narrow since/until";
   return `Partial: read ${of} budgets of the window${pages} before ${WHY[p.why](p.detail)}; ${out.review!.matched} match so far and the figures cover those only; ${go}`;
 }
 

@@ -7,9 +7,10 @@
  * when the operator says what the discount is (MMS_BUDGET_DISCOUNT): the API does not.
  */
 import type { Budget } from "../client/types.js";
+import { jsonLength } from "./fit.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, currencyOf, type Exact, exact, formatMoney, toNumber } from "./money.js";
-import { shown } from "./upstream-text.js";
+import { jsonLine, shown } from "./upstream-text.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).
 export type CompactBudget = {
@@ -134,11 +135,47 @@ export function detailBudget(p: PricedBudget): DetailBudget {
   };
 }
 
+/**
+ * The most one full record may take, as JSON and as its text line: one result carries 80,000
+ * characters, so one upstream string longer than this is cut (interface.md §9b) and the record says so.
+ */
+export const FULL_RECORD_MAX = 60_000;
+
+type FullRecord = { folio: string; [field: string]: unknown };
+
+/** `value` with every string longer than `max` cut to it (with "…"); the paths of those cut are added to `cut`. */
+function clipDeep(value: unknown, max: number, path: string, cut: string[]): unknown {
+  if (typeof value === "string") {
+    if (value.length <= max) return value;
+    cut.push(path);
+    const end = /[\ud800-\udbff]/.test(value[max - 2]!) ? max - 2 : max - 1;
+    return `${value.slice(0, end)}…`;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => clipDeep(v, max, `${path}[${i}]`, cut));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, clipDeep(v, max, path === "" ? k : `${path}.${k}`, cut)]),
+  );
+}
+
+/** A full record within FULL_RECORD_MAX: whole when it fits, else its longest strings cut, named in `cut_fields`. */
+export function fitFullRecord(record: FullRecord): FullRecord {
+  const size = (r: unknown) => jsonLine(r).length;
+  // Escaping shows a hidden character in at most 6: most records are known to fit without the text.
+  if (jsonLength(record) * 6 <= FULL_RECORD_MAX || size(record) <= FULL_RECORD_MAX) return record;
+  for (let max = FULL_RECORD_MAX / 2; ; max = Math.floor(max / 2)) {
+    const cut: string[] = [];
+    const fitted = { ...(clipDeep(record, max, "", cut) as FullRecord), cut_fields: cut };
+    if (size(fitted) <= FULL_RECORD_MAX || max <= TEXT_MAX) return fitted;
+  }
+}
+
 /** Every field the API sent (known and unknown), plus labels, the currency code and the lines' total. */
-export function fullBudget({ budget: b, currency, total, net }: PricedBudget): {
-  folio: string;
-  [field: string]: unknown;
-} {
+export function fullBudget(priced: PricedBudget): FullRecord {
+  return fitFullRecord(wholeBudget(priced));
+}
+
+function wholeBudget({ budget: b, currency, total, net }: PricedBudget): FullRecord {
   return {
     ...b,
     status_label: labelOf(BUDGET_STATUS, b.status),
@@ -150,6 +187,16 @@ export function fullBudget({ budget: b, currency, total, net }: PricedBudget): {
     items_total: toNumber(total, currency),
     ...(net === undefined ? {} : { net_total: toNumber(net, currency) }),
   };
+}
+
+/** The note of a result whose full records had upstream text cut to fit (interface.md §9b), if any. */
+export function cutFieldsNote(records: readonly object[]): string[] {
+  const n = records.filter((r) => Array.isArray((r as { cut_fields?: unknown }).cut_fields)).length;
+  return n === 0
+    ? []
+    : [
+        `${n === 1 ? "1 record holds" : `${n} records hold`} upstream text longer than one result can carry: cut with "…" (its cut_fields name which); a host shows at most 80,000 characters.`,
+      ];
 }
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -127,8 +127,27 @@ function hint(error: ApiError): string | undefined {
   }
 }
 
+/**
+ * Line and paragraph separators (VT, FF, NEL, U+2028, U+2029), the other controls and the format
+ * characters (bidi overrides): a Unicode line splitter would start a line at the first ones, and the
+ * rest hide or reorder text (interface.md §9b). Shown as `\u2028`, as success results show them (§6d).
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+const escapeHidden = (text: string) =>
+  text.replace(HIDDEN, (c) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(
+      "",
+    ),
+  );
+
+/** One line: scrubbed first (a secret wrapped across lines is still whole), CR/LF runs as a space, the rest escaped. */
 const oneLine = (text: string, scope: SecretScope) =>
-  scrubText(text.replace(/\s*[\r\n]+\s*/g, " ").trim(), scope);
+  escapeHidden(
+    scrubText(text, scope)
+      .replace(/\s*[\r\n]+\s*/g, " ")
+      .replace(/\t/g, " ")
+      .trim(),
+  );
 
 const isIndexedList = (v: unknown): v is IndexedError[] =>
   Array.isArray(v) &&
@@ -144,10 +163,13 @@ export function formatError(error: unknown, scope: SecretScope = PROCESS_SECRETS
     const h = advice !== undefined && !error.message.includes(advice) ? advice : undefined;
     const text = `${HEADLINE[error.code] ?? "Upstream error"} (${status}${error.code}): ${error.message}${h ? ` (hint: ${h})` : ""}`;
     // The line already carries the message: details hold only what it does not.
-    const { status: httpStatus, code, retryable, details, request } = error;
+    const { status: httpStatus, code, retryable, details, request, retryAt } = error;
+    // When to try again, as a moment an agent can compare with its clock (interface.md §9b).
+    const at =
+      retryAt === undefined || !Number.isFinite(retryAt) ? {} : { retryAt: new Date(retryAt).toISOString() };
     return {
       text: oneLine(text, scope),
-      details: redact({ code, status: httpStatus, retryable, details, request }, scope),
+      details: redact({ code, status: httpStatus, retryable, details, request, ...at }, scope),
     };
   }
   if (error instanceof UserInputError) {
@@ -168,7 +190,7 @@ export function formatError(error: unknown, scope: SecretScope = PROCESS_SECRETS
   }
   const name = error instanceof Error ? error.name : typeof error;
   return {
-    text: `Internal error while handling the call (${scrubText(name, scope)}); see the server log`,
+    text: `Internal error while handling the call (${oneLine(name, scope)}); see the server log`,
     details: { name: scrubText(name, scope) },
   };
 }

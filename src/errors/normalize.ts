@@ -121,7 +121,8 @@ export function snippet(text: string, max = 160, scope: SecretScope = PROCESS_SE
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
   const stripped = text.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ");
   const base = title ? `${title.trim()} | ${stripped}` : stripped;
-  const flat = scrubText(base.replace(/\s+/g, " ").trim(), scope);
+  // Scrubbed before the line breaks go: a secret echoed as base64 wrapped at 76 is still whole then.
+  const flat = scrubText(base, scope).replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 

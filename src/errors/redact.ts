@@ -80,8 +80,11 @@ const textPattern = (text: string, all: boolean) => Array.from(text, (ch) => cha
 const hexPattern = (value: string) =>
   [...Buffer.from(value, "utf8")].map((b) => `(?:\\\\x)?${b.toString(16).padStart(2, "0")}`).join("");
 
-/** A line break base64 may carry (MIME wraps at 76, PEM at 64), raw or JSON-escaped. */
-const WRAP = "(?:\\r?\\n|\\\\r\\\\n|\\\\n)?";
+/**
+ * A line break base64 may carry (MIME wraps at 76, PEM at 64), raw (a folded header's indent too),
+ * JSON-escaped, or turned into one space by a text shown on one line.
+ */
+const WRAP = "(?:\\r?\\n[ \\t]?|\\\\r\\\\n|\\\\n| )?";
 
 /** A base64 core that may be broken across lines between any two characters (case-sensitive). */
 const wrappedPattern = (core: string) => Array.from(core, (ch) => charPattern(ch, false)).join(WRAP);

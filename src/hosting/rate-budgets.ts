@@ -16,6 +16,8 @@ export interface RateBudgets {
   storeFor(config: Config): RateBudgetStore | undefined;
   /** "redis" (ok or degraded) or "process". */
   health(): { store: "redis" | "process"; status: "ok" | "degraded"; since?: string };
+  /** A key every replica shares through Redis (undefined without it, or while it does not answer). */
+  sharedKey(name: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export interface RateBudgetSettings {
 const IN_PROCESS: RateBudgets = {
   storeFor: () => undefined,
   health: () => ({ store: "process", status: "ok" }),
+  sharedKey: async () => undefined,
   close: async () => {},
 };
 
@@ -49,8 +52,20 @@ export async function rateBudgets(settings: RateBudgetSettings): Promise<RateBud
         companyKey({ baseUrl: config.baseUrl, clientId: config.oauth?.clientId, hawkId: config.hawk?.id }),
       ),
     health: () => ({ store: "redis", ...stores.health() }),
+    sharedKey: (name) => stores.sharedKey(name),
     close: () => stores.close(),
   };
+}
+
+/**
+ * `config` with the resume tokens' key shared by every replica (interface.md §9b): MMS_RESUME_KEY when
+ * set, else, with REDIS_URL, a random key the first replica keeps in Redis; else unchanged (a key per
+ * process, and a token from another replica reads as not this server's).
+ */
+export async function withSharedResumeKey(config: Config, budgets: RateBudgets): Promise<Config> {
+  if (config.reviews === undefined || config.reviews.resumeKey !== undefined) return config;
+  const resumeKey = await budgets.sharedKey("resume-key");
+  return resumeKey === undefined ? config : { ...config, reviews: { ...config.reviews, resumeKey } };
 }
 
 /**

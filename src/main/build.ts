@@ -12,7 +12,7 @@ import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
 import { openHistory } from "../hosting/history-store.js";
 import { type IdempotencyBackends, idempotencyBackends } from "../hosting/idempotency.js";
-import { type RateBudgets, rateBudgets } from "../hosting/rate-budgets.js";
+import { type RateBudgets, rateBudgets, withSharedResumeKey } from "../hosting/rate-budgets.js";
 import { createServerSet, type ServerSet } from "../hosting/servers.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { createStateSigner, type StateSigner } from "../mcp/sdk.js";
@@ -63,7 +63,7 @@ export async function buildServers(
   const stopping = new AbortController();
   const serverSet = createServerSet({
     history,
-    config: settings.config,
+    config: await withSharedResumeKey(settings.config, budgets),
     tenants: settings.tenants,
     tools: settings.tools,
     sandbox: plan.sandbox,

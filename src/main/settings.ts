@@ -14,6 +14,7 @@ import {
   type ResourceServerConfig,
   UPSTREAM_VARIABLES,
 } from "../config/config.js";
+import { PROCESS_WIDE_VARIABLES } from "../config/variables.js";
 import { ConfigError } from "../errors/api-error.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { selectTools } from "../mcp/server.js";
@@ -124,19 +125,16 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
   };
 }
 
-/** MMS_* settings of the process, not of an upstream: kept from the environment with a tenants file. */
-const PROCESS_WIDE_MMS = new Set([
-  "MMS_TASK_TTL_SECONDS",
-  // Review history is the process's: one directory (or Redis), each tenant within its MB.
-  "MMS_REVIEW_HISTORY_DAYS",
-  "MMS_REVIEW_HISTORY_MB",
-  "MMS_STATE_DIR",
-]);
+/**
+ * MMS_* settings of the process, not of an upstream (the review settings, the task TTL...): kept from
+ * the environment with a tenants file. A new one is marked `processWide` in src/config/variables.ts.
+ */
+const PROCESS_WIDE_MMS = new Set(PROCESS_WIDE_VARIABLES);
 
 /**
  * The configuration to serve with: from the environment, or, with a tenants file, each tenant's
- * upstream plus the process-wide settings (LOG_LEVEL, MCP_IDEMPOTENCY_TTL_SECONDS, MMS_TASK_TTL_SECONDS), which keep
- * their one parser. Throws ConfigError naming each problem.
+ * upstream plus the process-wide settings (LOG_LEVEL, MCP_*, and the MMS_* marked processWide: the
+ * review settings, MMS_TASK_TTL_SECONDS...), which keep their one parser. Throws ConfigError naming each problem.
  */
 export async function loadServeConfig(
   env: Env,

@@ -9,6 +9,7 @@ import type { AnyTool, ConfirmationCheck, ToolContext } from "../../tools/define
 import { ALL_TOOLS } from "../../tools/index.js";
 import type { Clients } from "../client/types.js";
 import { createReviewServices, type ReviewServices } from "../domain/review/services.js";
+import { jsonLine } from "../domain/upstream-text.js";
 import { ApiError, NotConfirmedError, UserInputError } from "../errors/api-error.js";
 import { formatError } from "../errors/format.js";
 import { redact, scrubText, scrubValues } from "../errors/redact.js";
@@ -515,6 +516,7 @@ function toolContext(
     now: deps.now ?? (() => new Date()),
     budgetDiscount: deps.budgetDiscount,
     asTask: call.asTask ?? false,
+    deadline: call.asTask ? undefined : Date.now() + deps.reviews.deadlineMs,
     budgetLookbackDays: deps.budgetLookbackDays,
     reviews: deps.reviews,
   };
@@ -615,6 +617,6 @@ function errorResult(line: string, details: unknown, secrets: SecretScope): Call
   const body =
     safe === undefined || (typeof safe === "object" && safe !== null && Object.keys(safe).length === 0)
       ? ""
-      : `\nDetails: ${JSON.stringify(safe)}`;
+      : `\nDetails: ${jsonLine(safe)}`;
   return { isError: true, content: [{ type: "text", text: `${redact(line, secrets)}${body}` }] };
 }

@@ -3,7 +3,8 @@
  * the client polls, and its result outlives the connection that asked for it. The store knows no
  * protocol era: `src/mcp/sdk.ts` renders its records as 2025-11-25 tasks or as the 2026-07-28
  * tasks extension. Bounded: at most `maxTasks` records, a finished one kept `ttlMs` after it
- * finished, purged on the next use (no timer, so nothing runs between calls). Task ids are random
+ * finished, purged on the next use (no timer for that). A running task whose client asks nothing
+ * about it for the TTL is taken as gone and cancelled (one unref'd timer per running task). Task ids are random
  * UUIDs, and each tenant has its own store, so one tenant can neither find nor guess another's.
  * IMPORTANT: tasks live in this process only; a restart loses them and replicas do not share them.
  */
@@ -56,6 +57,10 @@ interface Entry {
   settled: Promise<void>;
   /** Epoch ms after which a finished task is purged; undefined while it runs. */
   expiresAt?: number;
+  /** Epoch ms its client last asked about it (started, got, listed, awaited). */
+  seenAt: number;
+  /** Ends a running task whose client has gone (see #watch). */
+  watch?: NodeJS.Timeout;
 }
 
 export class TaskStore {
@@ -90,8 +95,9 @@ export class TaskStore {
       pollIntervalMs: this.#pollIntervalMs,
     };
     const controller = new AbortController();
-    const entry: Entry = { view, controller, settled: Promise.resolve() };
+    const entry: Entry = { view, controller, settled: Promise.resolve(), seenAt: this.#now() };
     this.#entries.set(view.taskId, entry);
+    this.#watch(entry);
     const report = (message: string) => {
       if (view.status !== "working") return;
       view.statusMessage = message;
@@ -110,13 +116,20 @@ export class TaskStore {
   get(taskId: string): TaskView | undefined {
     this.#purge();
     const entry = this.#entries.get(taskId);
+    if (entry) entry.seenAt = this.#now();
     return entry ? copy(entry.view) : undefined;
   }
 
   /** Every task kept, newest first. */
   list(): TaskView[] {
     this.#purge();
-    return [...this.#entries.values()].map((e) => copy(e.view)).reverse();
+    const now = this.#now();
+    return [...this.#entries.values()]
+      .map((e) => {
+        e.seenAt = now;
+        return copy(e.view);
+      })
+      .reverse();
   }
 
   /**
@@ -138,6 +151,7 @@ export class TaskStore {
   async settled(taskId: string): Promise<TaskView | undefined> {
     const entry = this.#entries.get(taskId);
     if (!entry) return this.get(taskId);
+    entry.seenAt = this.#now();
     await entry.settled;
     return copy(entry.view);
   }
@@ -145,13 +159,37 @@ export class TaskStore {
   /** Abort every running task (shutdown). */
   close(): void {
     for (const entry of this.#entries.values()) {
+      clearTimeout(entry.watch);
       if (entry.view.status === "working") entry.controller.abort(new Error("server shutting down"));
     }
+  }
+
+  /**
+   * A running task whose client has gone (asked nothing about it for the TTL: it could no longer read
+   * the result) is cancelled, so its waits and upstream requests end (interface.md §9b). One unref'd
+   * timer per running task, re-armed while its client keeps asking.
+   */
+  #watch(entry: Entry): void {
+    const check = () => {
+      if (entry.view.status !== "working") return;
+      const idleMs = this.#now() - entry.seenAt;
+      if (idleMs < this.#ttlMs) {
+        entry.watch = setTimeout(check, this.#ttlMs - idleMs).unref();
+        return;
+      }
+      this.#finish(entry, {
+        status: "cancelled",
+        statusMessage: `Stopped: its client asked nothing about it for ${Math.round(this.#ttlMs / 1000)} s (gone).`,
+      });
+      entry.controller.abort(new Error("task abandoned by its client"));
+    };
+    entry.watch = setTimeout(check, this.#ttlMs).unref();
   }
 
   #finish(entry: Entry, end: Partial<TaskView> & { status: TaskStatus }): void {
     // The first end wins: a cancelled task keeps "cancelled" when its work settles later.
     if (entry.view.status !== "working") return;
+    clearTimeout(entry.watch);
     const now = this.#now();
     Object.assign(entry.view, end, { lastUpdatedAt: new Date(now) });
     entry.expiresAt = now + this.#ttlMs;

@@ -4,12 +4,15 @@
  * clock (exact counts), once end to end against the rate-limited sandbox (its per-client counts are
  * the oracle), and with Redis gone (each falls back to its own count, health says degraded).
  */
+import { createClient } from "@redis/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClients } from "../../src/client/index.js";
 import { RateBudget } from "../../src/client/rate-budget.js";
 import { RedisBudgetStores } from "../../src/client/rate-budget-redis.js";
+import { MAX_UPSTREAM_WAIT_MS } from "../../src/client/retry.js";
 import type { Clients } from "../../src/client/types.js";
 import { loadConfig } from "../../src/config/config.js";
+import { TokenSeal } from "../../src/domain/review/snapshots.js";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { silentLogger } from "../../src/telemetry/logger.js";
 import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
@@ -66,6 +69,45 @@ describeRedis("a request budget shared by two replicas through Redis", () => {
     now += 30_000;
     await b.acquire("read");
     expect(b.use()).toMatchObject({ limit: 200, store: "redis" });
+  });
+
+  it("a decades-long gate is kept no longer than 5 minutes, even one written before the cap (interface.md §9b)", async () => {
+    let now = Date.UTC(2026, 10, 28);
+    const prefix = `t${++seq}:`;
+    const stores = replica(prefix, () => now);
+    const budget = new RateBudget({ store: stores.forCompany("acme"), windowMs: 60_000, now: () => now });
+    await budget.observe(406, { "retry-after": "999999999" });
+    const other = new RateBudget({ store: replica(prefix, () => now).forCompany("acme"), now: () => now });
+    const held = await other.acquire("write").catch((e) => e);
+    expect(held).toMatchObject({ code: "RATE_LIMITED", retryAt: now + MAX_UPSTREAM_WAIT_MS });
+    // A gate an older version kept in Redis until 2058 is cut to the cap at the next take.
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const facts = `${prefix}acme:facts`;
+      await raw.hSet(facts, { gate_left: "0", gate_until: String(Date.UTC(2058, 2, 1)) });
+      const taken = await stores
+        .forCompany("acme")
+        .take({ id: "x", kind: "read", limit: undefined, share: 0.5, windowMs: 60_000 });
+      expect(taken).toMatchObject({ granted: false, retryInMs: MAX_UPSTREAM_WAIT_MS });
+      expect(Number(await raw.hGet(facts, "gate_until"))).toBe(now + MAX_UPSTREAM_WAIT_MS);
+      now += MAX_UPSTREAM_WAIT_MS;
+      expect((await other.acquire("read")).waitedMs).toBe(0);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("replicas share one resume key through Redis: a token one seals, the other opens (interface.md §9b)", async () => {
+    const prefix = `t${++seq}:`;
+    const [a, b] = [replica(prefix), replica(prefix)];
+    const keyA = await a.sharedKey("resume-key");
+    const keyB = await b.sharedKey("resume-key");
+    expect(keyA).toBeDefined();
+    expect(keyA!.length).toBeGreaterThanOrEqual(32);
+    expect(keyB).toBe(keyA);
+    const body = { v: 1 as const, t: "t", k: "k", w: "since all", s: "walk", x: 1 };
+    expect(new TokenSeal(keyB).open(new TokenSeal(keyA).seal(body))).toEqual(body);
   });
 
   it("end to end: two replicas walking pages against the limited upstream never exceed the share together", async () => {

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RateBudget, rateLimitFacts } from "../../src/client/rate-budget.js";
 import { allowance, MemoryBudgetStore } from "../../src/client/rate-budget-store.js";
+import { MAX_UPSTREAM_WAIT_MS } from "../../src/client/retry.js";
 import { ApiError } from "../../src/errors/api-error.js";
 
 const WINDOW = 10_000;
@@ -67,8 +68,10 @@ describe("rateLimitFacts", () => {
     expect(rateLimitFacts(headers, Date.now())).toEqual({ limit: 200, remaining: 12, resetMs: 30_000 });
   });
 
-  it("ignores what is absent or malformed", () => {
-    expect(rateLimitFacts({ "ratelimit-limit": "many", "ratelimit-reset": "-1" }, Date.now())).toEqual({});
+  it("ignores what is absent or malformed; an absurd reset is the 5-minute cap (interface.md §9b)", () => {
+    expect(rateLimitFacts({ "ratelimit-limit": "many", "ratelimit-reset": "-1" }, Date.now())).toEqual({
+      resetMs: MAX_UPSTREAM_WAIT_MS,
+    });
     expect(rateLimitFacts({ "ratelimit-limit": "0" }, Date.now())).toEqual({});
   });
 });

@@ -222,7 +222,7 @@ describe("a review's pages add up, or it says so", () => {
     const { call } = await setUp(budgets(10), { total: -5 });
     const r = await call({ group_by: ["currency"] });
     expect(r.error).toBe(true);
-    expect(r.text).toMatch(/total is -5, not a count of budgets/);
+    expect(r.text).toMatch(/total is -5, not a count of records/);
     expect(r.text).not.toMatch(/All -5/);
   });
 

@@ -196,4 +196,49 @@ describe("MMS_TASK_TTL_SECONDS", () => {
     expect(config.taskTtlSeconds).toBe(120);
     expect(config.timeoutMs).toBe(30_000);
   });
+
+  it("the review settings and MMS_RESUME_KEY hold with a tenants file too; 0 turns the cache off (interface.md §9b)", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "reviews-")), "tenants.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tenants: [
+          {
+            name: "north",
+            token_sha256: tokenSha256("north-bearer-token-0123456789abcdef"),
+            upstream: { ...oauthEnv, MMS_CLIENT_SECRET: { env: "N_SECRET" } },
+          },
+        ],
+      }),
+    );
+    const key = "k".repeat(40);
+    const env = {
+      MMS_REVIEW_DEADLINE_MS: "2000",
+      MMS_REVIEW_CACHE_SECONDS: "0",
+      MMS_REVIEW_CACHE_MB: "8",
+      MMS_INFLIGHT_MB: "4",
+      MMS_RESUME_KEY: key,
+      N_SECRET: "s3cr3t-client-value",
+    };
+    const { config } = await loadServeConfig(env, env, file);
+    expect(config.reviews).toEqual({
+      deadlineMs: 2000,
+      cacheSeconds: 0,
+      cacheMb: 8,
+      inflightMb: 4,
+      resumeKey: key,
+    });
+    await expect(loadServeConfig({ ...env, MMS_REVIEW_CACHE_SECONDS: "-1" }, env, file)).rejects.toThrow(
+      /MMS_REVIEW_CACHE_SECONDS/,
+    );
+  });
+});
+
+describe("MMS_RESUME_KEY", () => {
+  it("is a secret of at least 32 characters, never quoted when refused", () => {
+    expect(problems({ ...oauthEnv, MMS_RESUME_KEY: "short-key" })).toEqual(["MMS_RESUME_KEY"]);
+    expect(loadConfig({ ...oauthEnv, MMS_RESUME_KEY: "r".repeat(32) }).reviews?.resumeKey).toBe(
+      "r".repeat(32),
+    );
+  });
 });

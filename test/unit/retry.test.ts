@@ -5,6 +5,7 @@ import {
   decideRetry,
   type Failure,
   longestWriteMs,
+  MAX_UPSTREAM_WAIT_MS,
   parseRetryAfter,
   type RetryOptions,
 } from "../../src/client/retry.js";
@@ -105,20 +106,20 @@ describe("decideRetry", () => {
     });
   });
 
-  it("gives up at once on a huge Retry-After and reports the real wait", () => {
+  it("gives up at once on a huge Retry-After and reports the capped wait (interface.md §9b)", () => {
     expect(decide("GET", status(429, { "retry-after": "1000000000" }))).toEqual({
       retry: false,
       reason: "budget",
-      retryAfterMs: 1_000_000_000_000,
+      retryAfterMs: MAX_UPSTREAM_WAIT_MS,
     });
   });
 
-  it("treats a negative or malformed Retry-After as absent: backoff, never 'retry now'", () => {
-    for (const bad of ["-1", "-86400", "soon", "1.5"])
+  it("a negative or malformed Retry-After is absurd: the cap stands in, never 'retry now'", () => {
+    for (const bad of ["-1", "-86400", "soon"])
       expect(decide("GET", status(429, { "retry-after": bad }))).toEqual({
-        retry: true,
-        delayMs: 250, // backoff: random 0.5 x base 500
-        reason: "rate limited (HTTP 429)",
+        retry: false,
+        reason: "budget",
+        retryAfterMs: MAX_UPSTREAM_WAIT_MS,
       });
   });
 
@@ -135,16 +136,19 @@ describe("parseRetryAfter", () => {
   const now = Date.parse("2025-01-01T00:00:00Z");
   it.each([
     [{ "retry-after": "7" }, 7000],
-    // RFC 9110 §10.2.3: delay-seconds is digits only; anything else is treated as absent.
-    [{ "Retry-After": "1.5" }, undefined],
-    [{ "retry-after": "-1" }, undefined],
+    // A fraction of a second is read; anything else unreadable, negative or beyond 5 minutes is
+    // absurd and replaced by the cap (interface.md §9b), never "retry now".
+    [{ "Retry-After": "1.5" }, 1500],
+    [{ "retry-after": "-1" }, MAX_UPSTREAM_WAIT_MS],
     [{ "retry-after": "-5", "ratelimit-reset": "3" }, 3000],
-    [{ "retry-after": "2025" }, 2_025_000],
-    [{ "retry-after": "Jan 1 2026" }, undefined],
-    [{ "retry-after": "1e3" }, undefined],
-    // A huge delay is a long wait, never an epoch timestamp or "retry now".
-    [{ "retry-after": "1000000000" }, 1_000_000_000_000],
-    [{ "retry-after": "9".repeat(400) }, Number.MAX_SAFE_INTEGER],
+    [{ "retry-after": "2025" }, MAX_UPSTREAM_WAIT_MS],
+    [{ "retry-after": "Jan 1 2026" }, MAX_UPSTREAM_WAIT_MS],
+    [{ "retry-after": "1e3" }, MAX_UPSTREAM_WAIT_MS],
+    // Epoch seconds and milliseconds are moments; a moment further back than the cap is no clock's.
+    [{ "retry-after": "1000000000" }, MAX_UPSTREAM_WAIT_MS],
+    [{ "retry-after": String(now / 1000 + 20) }, 20_000],
+    [{ "ratelimit-reset": String(now + 40_000) }, 40_000],
+    [{ "retry-after": "9".repeat(400) }, MAX_UPSTREAM_WAIT_MS],
     // The other two HTTP-date forms (RFC 850, asctime), both GMT.
     [{ "retry-after": "Wednesday, 01-Jan-25 00:00:20 GMT" }, 20_000],
     [{ "retry-after": "Wed Jan  1 00:00:30 2025" }, 30_000],

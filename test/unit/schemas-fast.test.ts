@@ -156,7 +156,10 @@ function zodPage(schema: z.ZodType, body: unknown) {
   const raw = d === null || d === undefined ? [] : Array.isArray(d) ? d : [d];
   const data = z.array(schema).safeParse(raw);
   if (!data.success) return { ok: false as const, issues: data.error.issues.length };
-  return { ok: true as const, value: { data: data.data, total: env.data.total ?? data.data.length } };
+  // A total that is no count (negative, fractional) is refused whatever the records (interface.md §9b).
+  const total = env.data.total;
+  if (total !== undefined && !(Number.isSafeInteger(total) && total >= 0)) return { ok: false as const };
+  return { ok: true as const, value: { data: data.data, total: total ?? data.data.length } };
 }
 
 function outcome(fn: () => unknown) {

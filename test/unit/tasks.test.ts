@@ -1,5 +1,5 @@
 /** The task store alone, on an injected clock: states, progress, cancel, TTL from the end, the bound. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TaskLimitError, TaskStore } from "../../src/mcp/tasks.js";
 
 const T0 = Date.parse("2026-11-20T12:00:00Z");
@@ -133,5 +133,34 @@ describe("TaskStore", () => {
     await tick();
     store.close();
     expect(job.signal.aborted).toBe(true);
+  });
+});
+
+describe("a task whose client has gone (interface.md §9b)", () => {
+  it("is cancelled once its client asked nothing about it for the TTL; asking keeps it running", async () => {
+    vi.useFakeTimers();
+    try {
+      let now = T0;
+      const store = new TaskStore({ ttlMs: 60_000, now: () => now });
+      const work = controlled();
+      const { taskId } = store.start(work.work);
+      await Promise.resolve();
+      await Promise.resolve();
+      // Its client asks at 50 s: the task runs on past the first TTL.
+      now += 50_000;
+      vi.advanceTimersByTime(50_000);
+      expect(store.get(taskId)?.status).toBe("working");
+      now += 10_000;
+      vi.advanceTimersByTime(10_000);
+      expect(work.signal.aborted).toBe(false);
+      // Then it goes: a TTL after its last question, the task's signal aborts (its waits end).
+      now += 60_000;
+      vi.advanceTimersByTime(60_000);
+      expect(work.signal.aborted).toBe(true);
+      expect(store.get(taskId)).toMatchObject({ status: "cancelled" });
+      expect(store.get(taskId)?.statusMessage).toMatch(/asked nothing about it for 60 s/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -90,6 +90,11 @@ describe("checkEnvironment", () => {
     ["MCP_AUTH", "AUTH", "clients it was meant to authenticate"],
     ["MCP_OAUTH_AUDIENCE", "OAUTH", "clients it was meant to authenticate"],
     ["mms_readonly_mode", "READONLY", "the tools that write upstream would be offered"],
+    // interface.md §9b: a word that begins with a safety word of four letters or more.
+    ["MMS_CONFIRMATION", "CONFIRM", "writes would be sent without asking the user"],
+    ["MMS_CONFIRMATIONS_ON", "CONFIRM", "writes would be sent without asking the user"],
+    ["MCP_TOKENS", "TOKEN", "the HTTP server would serve without a token"],
+    ["MCP_AUTHORIZATION", "AUTH", "clients it was meant to authenticate"],
   ])(
     "%s shares the safety word %s: a problem that stops the start (interface.md §9)",
     (name, word, consequence) => {

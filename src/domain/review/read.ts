@@ -45,6 +45,8 @@ export interface Read {
   resume: string | undefined;
   /** False when the snapshot could not keep the budgets (over MMS_REVIEW_CACHE_MB alone). */
   kept: boolean;
+  /** The server keeps no snapshot at all (MMS_REVIEW_CACHE_SECONDS=0): why a partial walk cannot resume. */
+  cacheOff: boolean;
 }
 
 /** The budgets of the window up to `maxRecords`: from the snapshot, the walk, or both. */
@@ -71,6 +73,7 @@ export async function readReview(ask: ReadAsk, deps: ReadDeps): Promise<Read> {
       readNow: false,
       resume: undefined,
       kept: true,
+      cacheOff: snapshots.store.options.ttlMs <= 0,
     };
 
   const release = snapshots.hold(ask.key, state);
@@ -83,5 +86,6 @@ export async function readReview(ask: ReadAsk, deps: ReadDeps): Promise<Read> {
   const kept = snapshots.save(ask.key, state);
   const resume =
     kept && !state.finished(ask.maxRecords) ? snapshots.token(ask.key, ask.described, state) : undefined;
-  return { state, stop, fromSnapshot: shared, readNow: true, resume, kept };
+  const cacheOff = snapshots.store.options.ttlMs <= 0;
+  return { state, stop, fromSnapshot: shared, readNow: true, resume, kept, cacheOff };
 }

@@ -7,6 +7,7 @@
  * A cancelled call stops its requests and waits at once.
  */
 import type { Budget, Page } from "../../client/types.js";
+import { sleep } from "../../client/wait.js";
 import { ApiError, ERROR_CODES } from "../../errors/api-error.js";
 import type { InflightBytes } from "./inflight.js";
 import { weightOf } from "./records.js";
@@ -181,21 +182,6 @@ export function retryAfterMs(error: ApiError, now = Date.now()): number | undefi
   if (reset !== undefined) return Math.max(0, reset - now);
   const seconds = positive(d.retryAfterSeconds);
   return seconds === undefined ? undefined : seconds * 1000;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 const cancelled = () =>

@@ -12,6 +12,8 @@ export interface ReviewSettings {
   cacheSeconds: number;
   cacheMb: number;
   inflightMb: number;
+  /** MMS_RESUME_KEY: the key resume tokens are sealed with; default: one of this process. */
+  resumeKey?: string | undefined;
   clock?: () => number;
   startDeadline?: (ms: number) => Deadline;
 }
@@ -65,6 +67,7 @@ export function createReviewServices(
   const store = new SnapshotStore({
     ttlMs: settings.cacheSeconds * 1000,
     maxBytes: settings.cacheMb * MB,
+    resumeKey: settings.resumeKey,
     ...(settings.clock ? { clock: settings.clock } : {}),
   });
   const inflight = new InflightBytes(settings.inflightMb * MB);

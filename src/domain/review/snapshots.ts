@@ -5,8 +5,11 @@
  * reading). A partial walk is kept too, so `resume` continues it. A resume token names its tenant
  * (a hash), its window and its snapshot, and expires with it: another tenant's token, a changed
  * window or an expired token is refused with an error that says which.
+ * IMPORTANT: a token is sealed (HMAC-SHA256 with the store's key: per process, or MMS_RESUME_KEY
+ * shared by replicas, interface.md §9b); one that fails the check or holds a field out of range is
+ * invalid input naming `resume`, never an internal error, and nothing of it is echoed unbounded.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { UserInputError } from "../../errors/api-error.js";
 import type { WalkState } from "./walk.js";
 
@@ -14,6 +17,8 @@ export interface SnapshotOptions {
   ttlMs: number;
   maxBytes: number;
   clock?: () => number;
+  /** The key resume tokens are sealed with (MMS_RESUME_KEY); default: a random one for this process. */
+  resumeKey?: string | undefined;
 }
 
 interface Entry {
@@ -38,13 +43,57 @@ interface TokenBody {
 
 const tag = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 16);
 
+/** The longest window text a token carries (and an error echoes); the longest token read at all. */
+export const TOKEN_WINDOW_MAX = 200;
+const TOKEN_MAX = 1_024;
+/** The latest expiry a Date can show (ECMAScript's ±8.64e15 ms). */
+const LATEST = 8.64e15;
+
+/** Seals and opens resume tokens: `<body, base64url JSON>.<HMAC-SHA256 of it, 16 bytes>`. */
+export class TokenSeal {
+  readonly #key: Buffer;
+
+  constructor(key?: string) {
+    this.#key = key === undefined ? randomBytes(32) : Buffer.from(key, "utf8");
+  }
+
+  seal(body: TokenBody): string {
+    const text = Buffer.from(JSON.stringify(body)).toString("base64url");
+    return `${text}.${this.#mac(text).toString("base64url")}`;
+  }
+
+  /** The body of a token this key sealed, its fields in range; otherwise a UserInputError naming resume. */
+  open(token: string): TokenBody {
+    const [text, mac, extra] = token.length > TOKEN_MAX ? [] : token.split(".");
+    const given = Buffer.from(mac ?? "", "base64url");
+    const want = text === undefined ? undefined : this.#mac(text);
+    if (
+      extra !== undefined ||
+      want === undefined ||
+      given.length !== want.length ||
+      !timingSafeEqual(given, want)
+    )
+      throw invalid(
+        "not a token this server issued (altered, cut, or sealed with another MMS_RESUME_KEY)",
+        "malformed",
+      );
+    return checked(text!);
+  }
+
+  #mac(text: string): Buffer {
+    return createHmac("sha256", this.#key).update(text).digest().subarray(0, 16);
+  }
+}
+
 export class SnapshotStore {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
   readonly #clock: () => number;
+  readonly seal: TokenSeal;
 
   constructor(readonly options: SnapshotOptions) {
     this.#clock = options.clock ?? Date.now;
+    this.seal = new TokenSeal(options.resumeKey);
   }
 
   /** Bytes held by every tenant's snapshots (approximate). */
@@ -142,16 +191,16 @@ export class TenantSnapshots {
       v: 1,
       t: tag(this.tenant),
       k: tag(key),
-      w: window,
+      w: window.length > TOKEN_WINDOW_MAX ? `${window.slice(0, TOKEN_WINDOW_MAX - 1)}…` : window,
       s: state.id,
       x: this.store.expiresAt(this.tenant, key) ?? 0,
     };
-    return Buffer.from(JSON.stringify(body)).toString("base64url");
+    return this.store.seal.seal(body);
   }
 
   /** The partial walk `token` continues, or an error that says why it cannot. */
   redeem(token: string, key: string, window: string): WalkState {
-    const body = decode(token);
+    const body = this.store.seal.open(token);
     if (body.t !== tag(this.tenant))
       throw new UserInputError(
         "resume: this token was issued to another tenant; a review resumes only for the tenant that started it. Call again without resume.",
@@ -172,21 +221,32 @@ export class TenantSnapshots {
   }
 }
 
-function decode(token: string): TokenBody {
+/** The body's fields, each of its type and in range (a sealed token has them; checked all the same). */
+function checked(text: string): TokenBody {
+  let body: Partial<TokenBody> | undefined;
   try {
-    const body = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as TokenBody;
-    if (
-      body.v === 1 &&
-      typeof body.t === "string" &&
-      typeof body.k === "string" &&
-      typeof body.s === "string"
-    )
-      return body;
+    body = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as Partial<TokenBody>;
   } catch {
     // Not JSON: said below.
   }
-  throw new UserInputError(
-    "resume: not a token this server issued. Pass structuredContent.resume of the partial result exactly as given.",
-    { field: "resume", reason: "malformed" },
+  const short = (v: unknown, max: number) => typeof v === "string" && v.length <= max;
+  if (
+    body?.v === 1 &&
+    short(body.t, 64) &&
+    short(body.k, 64) &&
+    short(body.s, 128) &&
+    short(body.w, TOKEN_WINDOW_MAX) &&
+    Number.isSafeInteger(body.x) &&
+    body.x! >= 0 &&
+    body.x! <= LATEST
+  )
+    return body as TokenBody;
+  throw invalid("its fields are out of range (expiry, window text)", "malformed");
+}
+
+function invalid(why: string, reason: string): UserInputError {
+  return new UserInputError(
+    `resume: ${why}. Pass structuredContent.resume of the partial result exactly as given, or call again without resume.`,
+    { field: "resume", reason },
   );
 }
