@@ -188,11 +188,11 @@ module.exports = {
     {
       name: "hosting-packages-stay-in-their-modules",
       comment:
-        "Redis and OpenTelemetry load only when configured: only src/idempotency/redis.ts, src/client/rate-budget-redis.ts (the shared request budget) and src/telemetry/ import them.",
+        "Redis and OpenTelemetry load only when configured: only src/idempotency/redis.ts, src/client/rate-budget-redis.ts (the shared request budget), src/hosting/history-redis.ts (review history, imported dynamically) and src/telemetry/ import them.",
       severity: "error",
       from: {
         path: "^(src/|tools/)",
-        pathNot: "^src/(idempotency/redis\\.ts$|client/rate-budget-redis\\.ts$|telemetry/)",
+        pathNot: "^src/(idempotency/redis\\.ts$|client/rate-budget-redis\\.ts$|hosting/history-redis\\.ts$|telemetry/)",
       },
       to: { path: "node_modules/(@redis|@opentelemetry)/" },
     },
