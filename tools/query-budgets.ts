@@ -85,7 +85,8 @@ export const QueryBudgetsOutput = z.object({
   review: z.looseObject({}).optional(),
   as_of: z.string().optional(),
   resume: z.string().optional(),
-  notes: z.array(z.string()).optional(),
+  rankings: z.array(z.looseObject({})).optional(),
+  notes: z.array(z.looseObject({ code: z.string(), text: z.string() })).optional(),
 });
 
 /** The snapshot key: the window as asked (a relative window is the same window a minute later), type_date, the filters sent upstream, and the view (what each budget keeps). */

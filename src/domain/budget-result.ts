@@ -20,8 +20,10 @@ import {
 } from "./budget-view.js";
 import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
+import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
+import type { Ranking } from "./review/result.js";
 import { jsonLine, shown } from "./upstream-text.js";
 
 export type View = "compact" | "detail" | "full";
@@ -40,6 +42,8 @@ export interface QueryBudgetsResult {
   today: string;
   view: View | "summary";
   budgets: Shaped[];
+  /** A sort by amount: each currency's ranking, in the order of `budgets` (interface.md §8b). */
+  rankings?: Ranking[];
   groups?: SummaryRow[];
   subtotals?: Subtotal[];
   pending_age?: PendingAge[];
@@ -66,7 +70,7 @@ export interface QueryBudgetsResult {
   as_of?: string;
   /** Opaque token: repeat the call with `resume` set to it to continue a partial review. */
   resume?: string;
-  notes?: string[];
+  notes?: Note[];
 }
 
 /** What the text says beyond the structured result: how the query was asked. */
@@ -106,6 +110,8 @@ export interface PartialWalk {
   resume: string | undefined;
   /** The deadline in ms, the rate limit's reset (HH:MM:SSZ), or the failure's message. */
   detail: string;
+  /** The rate limit's reset, an ISO 8601 instant. */
+  resetAt?: string;
 }
 
 /** The text's context, kept on the result under a symbol key: never serialized, never in structuredContent. */
@@ -310,13 +316,26 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   return lines;
 }
 
-function recordLines(out: QueryBudgetsResult): string[] {
-  if (out.view === "compact") {
-    const rendered = (out.budgets as WithLines)[LINES];
-    return out.budgets.map((b, i) => rendered?.[i] ?? budgetLine(b as CompactBudget));
+function recordLines(out: QueryBudgetsResult, c: ResultContext): string[] {
+  const rendered = (out.budgets as WithLines)[LINES];
+  const lines = (b: Shaped, i: number) =>
+    out.view === "compact"
+      ? [rendered?.[i] ?? budgetLine(b as CompactBudget)]
+      : out.view === "detail"
+        ? detailLines(b as DetailBudget)
+        : [jsonLine(b)];
+  const rankings = out.rankings ?? [];
+  if (rankings.length < 2) return out.budgets.flatMap(lines);
+  // A ranking per currency: each currency's part under its own head, with its count.
+  const all: string[] = [];
+  let at = 0;
+  for (const r of rankings) {
+    const order = c.sort === undefined ? "" : `, ${SORT_WORDS[c.sort]}`;
+    all.push(`${shown(r.currency)}: ${r.returned} of ${plural(r.matched, "budget")}${order}:`);
+    for (let i = at; i < at + r.returned; i++) all.push(...lines(out.budgets[i]!, i));
+    at += r.returned;
   }
-  if (out.view === "detail") return out.budgets.flatMap((b) => detailLines(b as DetailBudget));
-  return out.budgets.map((b) => jsonLine(b));
+  return all;
 }
 
 /** The text rendering: the head line, what amounts are, one line per record or summary row, then notes. */
@@ -326,13 +345,13 @@ export function budgetsText(out: QueryBudgetsResult): string {
   const lines = [head(out, c)];
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
-  lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
+  lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out, c)));
   const r = out.review;
   if (r?.oldest_pending)
     lines.push(
       oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
     );
-  lines.push(...(out.notes ?? []));
+  lines.push(...printedNotes(out.notes));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);
   return lines.join("\n");

@@ -162,8 +162,11 @@ export function budgetLine(b: CompactBudget): string {
     b.net_total === undefined
       ? ""
       : ` net ${formatMoney(b.net_total, { code: b.currency, mapped: b.currency_unmapped !== true })}`;
-  const approved = b.approval_date ? ` | approved ${shown(b.approval_date)}` : "";
-  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${approved}`;
+  // approval_date is the decision's date: an approval, or a rejection (interface.md §8b).
+  const decided = b.approval_date
+    ? ` | ${b.status === 2 ? "approved" : "decided"} ${shown(b.approval_date)}`
+    : "";
+  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
 }
 
 /** The detail view's text: the compact line, then the note and one indented line per budget line. */

@@ -10,12 +10,12 @@ import type { TypeDate } from "./period.js";
 
 export type NoteParams = Readonly<Record<string, string | number>>;
 
-/** One note of a result: what the view translates (`code`, `params`) and what the text prints. */
-export interface Note {
+/** One note of a result: what the view translates (`code`, `params`) and what the text prints. A type alias, not an interface, so it fits the loose output schema. */
+export type Note = {
   code: NoteCode;
   text: string;
   params?: NoteParams;
-}
+};
 
 export const NOTE_CODES = [
   // Records and paging.
@@ -171,10 +171,10 @@ export const NOTES = {
       p,
     ),
 
-  apiTotalChanged: (p: { first: number; then: number; start: number }) =>
+  apiTotalChanged: (p: { before: number; after: number; start: number }) =>
     note(
       "api_total_changed",
-      `The API's total changed during the walk (${p.first}, then ${p.then} at start=${p.start}): budgets were added or removed meanwhile.`,
+      `The API's total changed during the walk (${p.before}, then ${p.after} at start=${p.start}): budgets were added or removed meanwhile.`,
       p,
     ),
   pageRepeated: (p: { start: number }) =>
