@@ -86,6 +86,7 @@ export const QueryBudgetsOutput = z.object({
   as_of: z.string().optional(),
   resume: z.string().optional(),
   rankings: z.array(z.looseObject({})).optional(),
+  repeated_work_orders: z.array(z.looseObject({})).optional(),
   notes: z.array(z.looseObject({ code: z.string(), text: z.string() })).optional(),
 });
 

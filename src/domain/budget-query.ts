@@ -29,6 +29,7 @@ import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { summarize, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
+import type { RepeatedFigures } from "./work-orders.js";
 
 export { budgetsText, type QueryBudgetsResult, type Shaped, type View } from "./budget-result.js";
 
@@ -123,7 +124,6 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   const stoppedToFit = input.all === true && result.nextStart !== null && result.items.length < maxRecords;
   const notes = [
     ...unmappedNotes(priced.slice(0, kept.length).map((p) => p.currency)),
-    ...statusNotes(input, { budgets: kept }),
     ...(cut || stoppedToFit
       ? [NOTES.resultCutToFit({ kept: kept.length, next_start: start + kept.length })]
       : []),
@@ -131,6 +131,7 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   if (result.items.length === 0 && result.total > 0 && start > 0) {
     notes.push(NOTES.startPastEnd({ start, total: result.total }));
   } else if (result.items.length === 0) notes.push(emptyHint(input, deps.window));
+  notes.push(...statusNotes(input, { budgets: kept }));
   const nextStart = cut ? start + kept.length : result.nextStart;
   const omitted = result.omitted + (cut && input.all ? all.length - kept.length : 0);
   const out: QueryBudgetsResult = {
@@ -304,9 +305,14 @@ function summaryResult(
   const { groups, subtotals, pendingAge } = figures.parts;
   const cut = summaryCut(figures.parts);
   const notes = boundNotes([
-    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
     ...walk.notes,
+    ...(groups.kept.length < groups.all
+      ? [NOTES.groupsCut({ shown: groups.kept.length, groups: groups.all })]
+      : []),
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...statusNotes(input, { budgets: [], groups: groups.kept }),
     ...basisNotes(input.group_by, deps.window, figures.basis),
+    ...repeatedNotes(figures.repeated),
   ]);
   const review = {
     scanned: walk.scanned,
@@ -333,6 +339,7 @@ function summaryResult(
       today: deps.window.today,
       view: "summary",
       budgets: [],
+      ...(figures.repeated ? { repeated_work_orders: figures.repeated.listed } : {}),
       groups: groups.kept,
       ...(subtotals ? { subtotals: subtotals.kept } : {}),
       ...(pendingAge ? { pending_age: pendingAge.kept } : {}),
@@ -342,6 +349,14 @@ function summaryResult(
     },
     context,
   );
+}
+
+/** group_by work_order: how many work orders have more than one budget, or that none has. */
+function repeatedNotes(r: RepeatedFigures | undefined): Note[] {
+  if (r === undefined || r.workOrders === 0) return [];
+  return r.count === 0
+    ? [NOTES.workOrdersNoneRepeated({ work_orders: r.workOrders })]
+    : [NOTES.workOrdersRepeated({ count: r.count, budgets: r.budgets, shown: r.listed.length })];
 }
 
 function recordsResult(

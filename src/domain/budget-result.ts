@@ -25,6 +25,7 @@ import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
 import type { Ranking } from "./review/result.js";
 import { jsonLine, shown } from "./upstream-text.js";
+import type { RepeatedWorkOrder } from "./work-orders.js";
 
 export type View = "compact" | "detail" | "full";
 export type Shaped = { folio: string; [field: string]: unknown };
@@ -44,6 +45,8 @@ export interface QueryBudgetsResult {
   budgets: Shaped[];
   /** A sort by amount: each currency's ranking, in the order of `budgets` (interface.md §8b). */
   rankings?: Ranking[];
+  /** group_by work_order: the work orders with more than one budget, the most budgets first. */
+  repeated_work_orders?: RepeatedWorkOrder[];
   groups?: SummaryRow[];
   subtotals?: Subtotal[];
   pending_age?: PendingAge[];
@@ -277,7 +280,27 @@ const cur = (m: { currency: string; currency_unmapped?: true }) => ({
 const money = (m: { currency: string; currency_unmapped?: true; items_total: number; net_total?: number }) =>
   `${formatMoney(m.items_total, cur(m))}${m.net_total === undefined ? "" : ` (net ${formatMoney(m.net_total, cur(m))})`}`;
 
-const KEYS = ["status", "cost_center", "third_party", "month", "work_order_status", "age"] as const;
+const KEYS = [
+  "status",
+  "cost_center",
+  "third_party",
+  "month",
+  "work_order_status",
+  "age",
+  "work_order",
+] as const;
+
+/** "Work order 4027: 3 budgets: 131 pending, 140 approved, 152 rejected", the most budgets first. */
+function repeatedLines(out: QueryBudgetsResult): string[] {
+  const lead = out.notes?.find((n) => n.code === "work_orders_repeated");
+  return [
+    ...(lead ? [lead.text] : []),
+    ...(out.repeated_work_orders ?? []).map(
+      (w) =>
+        `Work order ${shown(w.wo_folio)}: ${plural(w.count, "budget")}: ${w.budgets.map((b) => `${shown(b.folio)} ${b.status}`).join(", ")}${w.count > w.budgets.length ? ", ..." : ""}`,
+    ),
+  ];
+}
 
 function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const groups = out.groups ?? [];
@@ -285,6 +308,7 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const keys = KEYS.filter((k) => groups.some((g) => k in g));
   const pending = groups.some((g) => g.oldest_pending_days !== undefined);
   const lines = [
+    ...repeatedLines(out),
     [...keys, "items_total", "count", ...(pending ? ["oldest pending (days)"] : [])].join(" | "),
   ];
   for (const g of groups) {

@@ -161,7 +161,7 @@ export const NOTES = {
   workOrdersRepeated: (p: { count: number; budgets: number; shown: number }) =>
     note(
       "work_orders_repeated",
-      `${p.count} work order${p.count === 1 ? " has" : "s have"} more than one budget (${p.budgets} budgets between them)${p.shown < p.count ? `; the ${p.shown} with the most budgets are listed` : ""}: see repeated_work_orders.`,
+      `${p.count} work order${p.count === 1 ? " has" : "s have"} more than one budget (${p.budgets} budgets between them)${p.shown < p.count ? `; the ${p.shown} with the most budgets are listed` : ""} (repeated_work_orders), the most budgets first:`,
       p,
     ),
   workOrdersNoneRepeated: (p: { work_orders: number }) =>
@@ -257,6 +257,9 @@ export const NOTES = {
     ),
 } as const;
 
-/** The notes a text result prints: every one but those its head line already says. */
+/** Codes the text prints where they belong (the lead of the list they count), not with the notes. */
+export const PRINTED_IN_PLACE: ReadonlySet<NoteCode> = new Set<NoteCode>(["work_orders_repeated"]);
+
+/** The notes a text result prints at its end: every one but those said in the head line or in place. */
 export const printedNotes = (notes: readonly Note[] | undefined): string[] =>
-  (notes ?? []).filter((n) => !SAID_IN_HEAD.has(n.code)).map((n) => n.text);
+  (notes ?? []).filter((n) => !SAID_IN_HEAD.has(n.code) && !PRINTED_IN_PLACE.has(n.code)).map((n) => n.text);

@@ -76,7 +76,8 @@ const REJECTED = 3;
 
 /**
  * Said once where rejected budgets show (interface.md §8b): status "cancelled" asked is the same
- * filter as "rejected"; otherwise, rejected budgets or rows in the result share the one status.
+ * filter as "rejected" (said even when nothing matched); otherwise, where the result shows rejected
+ * budgets or rows, that the platform records cancelled ones the same way.
  */
 export function statusNotes(
   input: NotedInput,
@@ -84,8 +85,6 @@ export function statusNotes(
 ): Note[] {
   if (input.status === "cancelled") return [NOTES.cancelledSameAsRejected()];
   const rejected =
-    input.status === "rejected" ||
-    input.status === REJECTED ||
     shown.budgets.some((b) => b.status === REJECTED) ||
     (shown.groups ?? []).some((g) => g.status === "rejected");
   return rejected ? [NOTES.rejectedIncludesCancelled()] : [];

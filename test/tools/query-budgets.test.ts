@@ -156,7 +156,11 @@ describe("query_budgets", () => {
     expect(textOf(walked).length).toBeLessThanOrEqual(80_000);
     expect(out.returned).toBeLessThan(100);
     expect(out.next_start).toBe(out.returned);
-    expect(out.notes?.join(" ")).toMatch(/Cut after \d+ records .* continue with start=\d+/);
+    expect(out.notes).toContainEqual({
+      code: "result_cut_to_fit",
+      params: { kept: out.returned, next_start: out.returned },
+      text: expect.stringMatching(/Cut after \d+ records .* continue with start=\d+/),
+    });
   });
 
   it("walks every page with progress when all=true", async () => {

@@ -20,6 +20,7 @@ import { BudgetSummary } from "../budget-summary.js";
 import type { DiscountKind } from "../budget-view.js";
 import { type OldestPending, OldestPendingTracker } from "../oldest-pending.js";
 import type { ResolvedPeriod } from "../period.js";
+import { type RepeatedFigures, WorkOrderBudgets } from "../work-orders.js";
 import { boundSummary, type SummaryParts } from "./bounds.js";
 import type { Kept } from "./records.js";
 
@@ -76,6 +77,8 @@ export interface SummaryFigures extends Matched {
   parts: SummaryParts;
   dates: { oldest: string; newest: string } | undefined;
   oldestPending: OldestPending | undefined;
+  /** group_by work_order: the work orders with more than one budget. */
+  repeated: RepeatedFigures | undefined;
 }
 
 /** Groups, subtotals and the pending queue of the matching records, bounded to fit one result. */
@@ -89,10 +92,14 @@ export function summarize(
     net: options.discount !== undefined,
     month,
   });
-  const seen = matchEach(ask, records, options.window, (r) => summary.add(r.p));
+  const workOrders = ask.group_by!.includes("work_order") ? new WorkOrderBudgets() : undefined;
+  const seen = matchEach(ask, records, options.window, (r) => {
+    summary.add(r.p);
+    workOrders?.add(r.p);
+  });
   const parts = boundSummary(summary.rows(ask.sort, ask.amount), summary.subtotals(), summary.pendingAge());
   const oldestPending = seen.oldest.result(options.now, (p) => summary.groupOf(p));
-  return { ...seen, parts, dates: summary.dateRange(), oldestPending };
+  return { ...seen, parts, dates: summary.dateRange(), oldestPending, repeated: workOrders?.result() };
 }
 
 export interface TopFigures extends Matched {
