@@ -166,7 +166,26 @@ function stripNoise(node: unknown): void {
   delete n.additionalProperties;
   if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
   if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
+  // An object schema with no declared property says no more than {"type": "object"}. (No tool has
+  // a field named "properties" whose schema is {}: such a field would be dropped here.)
+  if (n.type === "object" && isEmptyObject(n.properties)) delete n.properties;
+  unionToAnyOf(n);
   for (const value of Object.values(n)) stripNoise(value);
+}
+
+const isEmptyObject = (v: unknown) =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
+
+/**
+ * `"type": ["number", "null"]` (zod's nullable) as `anyOf`: legal JSON Schema either way, but some
+ * clients read `type` as one string, and strict schema checks warn on the array form (interface.md §8b).
+ */
+function unionToAnyOf(n: Record<string, unknown>): void {
+  if (!Array.isArray(n.type)) return;
+  const { type: types, description, ...rest } = n;
+  for (const key of Object.keys(n)) delete n[key];
+  if (description !== undefined) n.description = description;
+  n.anyOf = (types as string[]).map((t) => (t === "null" ? { type: t } : { type: t, ...rest }));
 }
 
 const APP_VIEWS_BY_TOOL = new Map(APP_VIEWS.flatMap((v) => v.tools.map((t) => [t, v] as const)));
@@ -212,7 +231,9 @@ let processSigner: StateSigner | undefined;
 export function createServer(given: ServerDeps, options: ServerOptions): ProtocolServer {
   // Without the process's review services (hosting passes them), this server keeps its own.
   const deps = { ...given, reviews: given.reviews ?? createReviewServices().forTenant(given.tenant) };
-  const tools = new Map(options.tools.map((t) => [t.name, prepare(t)]));
+  // interface.md §8b: a tool lists only the options this server's configuration supports.
+  const config = { budgetDiscount: deps.budgetDiscount };
+  const tools = new Map(options.tools.map((t) => [t.name, prepare(t.configure?.(config) ?? t)]));
   processSigner ??= createStateSigner();
   return createProtocolServer(
     { name: "maintenance-mcp", version: deps.version },
@@ -256,7 +277,7 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
                 deps.secrets ?? PROCESS_SECRETS,
               );
               if (out.isError) span.fail("tool_error");
-              return out;
+              return deps.sandbox ? sandboxMarked(out) : out;
             } catch (error) {
               if (!(error instanceof ProtocolSignal)) throw error;
               signal = error;
@@ -290,7 +311,7 @@ export function createUnconfiguredServer(options: {
   tools: readonly AnyTool[];
   problem: string;
 }): ProtocolServer {
-  const listings = options.tools.map((t) => prepare(t).listing);
+  const listings = options.tools.map((t) => prepare(t.configure?.({}) ?? t).listing);
   const names = new Set(options.tools.map((t) => t.name));
   processSigner ??= createStateSigner();
   return createProtocolServer(
@@ -512,6 +533,16 @@ function exampleOf(tool: AnyTool): string {
   const line = tool.description.split("\n").find((l) => l.startsWith("Example"));
   const json = line?.slice(line.indexOf("{"));
   return json?.startsWith("{") ? json : `{"name": "value"} (see the input schema in tools/list)`;
+}
+
+/**
+ * On the sandbox, an error result says so like a success does (interface.md §8b): its first text
+ * starts with "[sandbox] " (successes already carry it from runTool).
+ */
+function sandboxMarked(out: CallToolResult): CallToolResult {
+  const first = out.content[0];
+  if (!out.isError || first?.type !== "text" || first.text.startsWith("[sandbox] ")) return out;
+  return { ...out, content: [{ ...first, text: `[sandbox] ${first.text}` }, ...out.content.slice(1)] };
 }
 
 /** An isError result; line and details scrubbed with `secrets` (the server's configuration's). */

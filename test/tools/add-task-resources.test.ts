@@ -265,7 +265,7 @@ describe("add_task_resources", () => {
       dry_run: true,
     });
     expect(result.isError).toBe(true);
-    expect(firstLine(result)).toMatch(/^Invalid input: resources: \[1\] duplicate of resource 0/);
+    expect(firstLine(result)).toMatch(/^\[sandbox\] Invalid input: resources: \[1\] duplicate of resource 0/);
   });
 
   it.each([
@@ -284,7 +284,7 @@ describe("add_task_resources", () => {
     const before = posts();
     const result = await call({ id_group_task: SEED.taskPlans.main, id_task: SEED.tasks.main2, ...patch });
     expect(result.isError).toBe(true);
-    expect(textOf(result).split("\n")[0]).toMatch(/^Invalid arguments for add_task_resources: /);
+    expect(textOf(result).split("\n")[0]).toMatch(/^\[sandbox\] Invalid arguments for add_task_resources: /);
     expect(textOf(result).split("\n")[0]).toMatch(field);
     expect(posts()).toBe(before);
   });
