@@ -163,7 +163,7 @@ describe("add_task_resources", () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     expect(firstLine(result)).toBe(
-      "Invalid input: resources: [1] duplicate of resource 0 (INVENTORY id_item 1003); [3] duplicate of resource 2 (SERVICES id_service_type 33); send each resource once",
+      "[sandbox] Invalid input: resources: [1] duplicate of resource 0 (INVENTORY id_item 1003); [3] duplicate of resource 2 (SERVICES id_service_type 33); send each resource once",
     );
     expect(JSON.stringify(detailsOf(result))).toContain(
       '[{"index":1,"error":"duplicate of resource 0 (INVENTORY id_item 1003)"},{"index":3,"error":"duplicate of resource 2 (SERVICES id_service_type 33)"}]',
