@@ -27,7 +27,7 @@ import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes }
 import { boundNotes, summaryCut } from "./review/bounds.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
-import { summarize, topRecords } from "./review/result.js";
+import { summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import type { RepeatedFigures } from "./work-orders.js";
 
@@ -378,19 +378,8 @@ function recordsResult(
     ...statusNotes(input, { budgets: figures.kept }),
     ...basisNotes(input.group_by, deps.window, figures.basis),
   ];
-  const ranked = figures.rankings !== undefined && figures.rankings.length > 1;
-  if (ranked)
-    notes.push(
-      NOTES.mixedCurrenciesSorted({
-        currencies: figures.rankings!.length,
-        per_currency: figures.perCurrency!,
-      }),
-    );
-  // A ranking per currency goes on at the same rank in each; a plain list after its last record.
-  const end = start + (figures.perCurrency ?? figures.kept.length);
-  const more = figures.rankings ? figures.rankings.some((r) => r.matched > end) : end < figures.matched;
-  if (figures.cut) notes.push(NOTES.resultCutToFit({ kept: figures.kept.length, next_start: end }));
-  const nextStart = more ? end : null;
+  const { nextStart, more } = goOn(figures, start);
+  notes.push(...more);
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
@@ -421,6 +410,21 @@ function recordsResult(
     },
     context,
   );
+}
+
+/**
+ * Where a review's records go on, and what the result says of it: a ranking per currency goes on
+ * at the same rank in each currency, a plain list after its last record.
+ */
+function goOn(figures: TopFigures, start: number): { nextStart: number | null; more: Note[] } {
+  const more: Note[] = [];
+  const { rankings, perCurrency } = figures;
+  if (rankings !== undefined && rankings.length > 1)
+    more.push(NOTES.mixedCurrenciesSorted({ currencies: rankings.length, per_currency: perCurrency! }));
+  const end = start + (perCurrency ?? figures.kept.length);
+  if (figures.cut) more.push(NOTES.resultCutToFit({ kept: figures.kept.length, next_start: end }));
+  const left = rankings ? rankings.some((r) => r.matched > end) : end < figures.matched;
+  return { nextStart: left ? end : null, more };
 }
 
 /** What a review result must say beside its figures: unknown currencies asked for or met, no match. */

@@ -228,12 +228,14 @@ const INSTRUCTIONS = [
 
 let processSigner: StateSigner | undefined;
 
+/** interface.md §8b: a tool as this server's configuration offers it (only the options it supports). */
+const configured = (tool: AnyTool, deps: Pick<ServerDeps, "budgetDiscount">) =>
+  tool.configure?.({ budgetDiscount: deps.budgetDiscount }) ?? tool;
+
 export function createServer(given: ServerDeps, options: ServerOptions): ProtocolServer {
   // Without the process's review services (hosting passes them), this server keeps its own.
   const deps = { ...given, reviews: given.reviews ?? createReviewServices().forTenant(given.tenant) };
-  // interface.md §8b: a tool lists only the options this server's configuration supports.
-  const config = { budgetDiscount: deps.budgetDiscount };
-  const tools = new Map(options.tools.map((t) => [t.name, prepare(t.configure?.(config) ?? t)]));
+  const tools = new Map(options.tools.map((t) => [t.name, prepare(configured(t, deps))]));
   processSigner ??= createStateSigner();
   return createProtocolServer(
     { name: "maintenance-mcp", version: deps.version },
@@ -311,7 +313,7 @@ export function createUnconfiguredServer(options: {
   tools: readonly AnyTool[];
   problem: string;
 }): ProtocolServer {
-  const listings = options.tools.map((t) => prepare(t.configure?.({}) ?? t).listing);
+  const listings = options.tools.map((t) => prepare(configured(t, {})).listing);
   const names = new Set(options.tools.map((t) => t.name));
   processSigner ??= createStateSigner();
   return createProtocolServer(
