@@ -54,10 +54,16 @@ export const NOTE_CODES = [
   "groups_cut",
   // Bounds on the notes themselves.
   "notes_left_out",
-  // Review history (interface.md §6e), for the tools that compare reviews.
+  // Review history (interface.md §6e). history_none and changes_within_partial were reserved here
+  // first; the history code (src/domain/review/remember.ts on main) emits the history_* codes below.
   "history_none",
   "history_unreadable",
   "changes_within_partial",
+  "history_first_review",
+  "history_off",
+  "history_unavailable",
+  "history_partial",
+  "history_not_stored",
 ] as const;
 export type NoteCode = (typeof NOTE_CODES)[number];
 
