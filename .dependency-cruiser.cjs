@@ -192,7 +192,8 @@ module.exports = {
       severity: "error",
       from: {
         path: "^(src/|tools/)",
-        pathNot: "^src/(idempotency/redis\\.ts$|client/rate-budget-redis\\.ts$|hosting/history-redis\\.ts$|telemetry/)",
+        pathNot:
+          "^src/(idempotency/redis\\.ts$|client/rate-budget-redis\\.ts$|hosting/history-redis\\.ts$|telemetry/)",
       },
       to: { path: "node_modules/(@redis|@opentelemetry)/" },
     },

@@ -69,6 +69,11 @@ export type ConfirmationCheck =
   | { state: "would_ask" }
   | { state: "refused"; detail: string };
 
+/** What a tool's listing may depend on: this server's configuration (interface.md §8b "Options that exist"). */
+export interface ToolConfig {
+  budgetDiscount?: "percent" | "amount" | undefined;
+}
+
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   /** snake_case, verb first; the file is the kebab-case of it. */
   name: string;
@@ -91,6 +96,11 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<z.output<O>>;
   /** Short rendering for `content[0].text`; the full data is in structuredContent. */
   toText: (output: z.output<O>) => string;
+  /**
+   * The tool as a server with this configuration offers it, when an option exists only in some
+   * configurations; return the same object for the same answer (listings are prepared once per tool).
+   */
+  configure?: (config: ToolConfig) => AnyTool;
 }
 
 /** Identity function that keeps the input/output types tied together for inference. */

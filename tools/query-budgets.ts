@@ -9,7 +9,7 @@ import { apiStatus, checkAsk, historyKey, snapshotKey } from "../src/domain/budg
 import {
   budgetsText,
   listBudgets,
-  lookupOf,
+  lookupWords,
   type QueryBudgetsResult,
   reviewBudgets,
 } from "../src/domain/budget-query.js";
@@ -23,7 +23,7 @@ import {
 } from "../src/domain/review/services.js";
 import { UserInputError } from "../src/errors/api-error.js";
 import { countSnapshot } from "../src/telemetry/metrics.js";
-import { defineTool, type ToolContext } from "./define.js";
+import { type AnyTool, defineTool, type ToolConfig, type ToolContext } from "./define.js";
 import { all, isoDate, limit, pageInfo, start, text } from "./params.js";
 
 const DEFAULT_LIMIT = 25;
@@ -55,7 +55,7 @@ export const QueryBudgetsInput = z.strictObject({
   amount: z
     .enum(["items", "net"])
     .optional()
-    .describe("For bounds, sort, group_by; net needs MMS_BUDGET_DISCOUNT."),
+    .describe("For bounds, sort, group_by: items_total or net_total."),
   sort: z.enum(["total_desc", "total_asc", "date_desc", "date_asc"]).optional(),
   group_by: z.array(z.enum(GROUPS)).optional(),
   start,
@@ -88,7 +88,10 @@ export const QueryBudgetsOutput = z.object({
   as_of: z.string().optional(),
   resume: z.string().optional(),
   // `changes` (interface.md §6e) is left out of the schema: tools/list must stay small, and extra keys pass.
-  notes: z.array(z.string()).optional(),
+  rankings: z.array(z.looseObject({})).optional(),
+  repeated_work_orders: z.array(z.looseObject({})).optional(),
+  // {code, text, params?} (src/domain/notes.ts, docs/tools.md "Notes"): described there, not here, to keep tools/list small.
+  notes: z.array(z.looseObject({})).optional(),
 });
 
 type Input = z.output<typeof QueryBudgetsInput>;
@@ -99,7 +102,7 @@ function planQuery(input: Input, ctx: ToolContext) {
   const window = resolvePeriod(
     {
       ...input,
-      lookup: lookupOf({ id: input.id, wo_folio: input.wo_folio }),
+      lookup: lookupWords({ id: input.id, wo_folio: input.wo_folio }),
       lookbackDays: ctx.budgetLookbackDays,
     },
     ctx.now(),
@@ -180,7 +183,7 @@ function reviewSource(
   };
 }
 
-export default defineTool({
+const queryBudgets = defineTool({
   name: "query_budgets",
   title: "Query work-order budgets",
   description: [
@@ -231,3 +234,20 @@ export default defineTool({
   },
   toText: (out) => budgetsText(out as QueryBudgetsResult),
 });
+
+/** Without MMS_BUDGET_DISCOUNT there is no net amount: no `amount` to offer, one line on how to enable it. */
+const itemsOnly: AnyTool = {
+  ...queryBudgets,
+  description: `${queryBudgets.description}\namount "net" needs MMS_BUDGET_DISCOUNT.`,
+  inputSchema: z.strictObject(QueryBudgetsInput.omit({ amount: true }).shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" && issue.keys.length === 1 && issue.keys[0] === "amount"
+        ? "amount needs MMS_BUDGET_DISCOUNT=percent or amount (the operator's setting: the API does not say what its discount is); without it amounts are items_total, before the discount: drop amount"
+        : undefined,
+  }),
+};
+
+export default {
+  ...queryBudgets,
+  configure: (config: ToolConfig) => (config.budgetDiscount === undefined ? itemsOnly : queryBudgets),
+} as AnyTool;

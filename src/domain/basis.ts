@@ -7,6 +7,7 @@
  * budget's own creation month, and the result says whose month it is.
  */
 import type { PricedBudget } from "./budget-view.js";
+import { type MonthOf, NOTES, type Note } from "./notes.js";
 import type { ResolvedPeriod, TypeDate } from "./period.js";
 
 /** Epoch ms of an API timestamp (`2026-11-20T10:31:22.123+00:00`, `2026-11-20 10:31:22`; no offset is UTC). */
@@ -65,14 +66,27 @@ export function monthOf(typeDate: TypeDate): (p: PricedBudget) => string | null 
   return (p) => monthText(p.budget.date_create);
 }
 
-const MONTH_WORDS: Record<TypeDate, string> = {
-  approval_date: "month: the month the budget was approved (approval_date); none when not approved.",
-  final_date: "month: the month the work order's task ends (final_date); none when it has no end date.",
-  creation_date:
-    "month: the month the budget was created (its date_create), not the work order's (the window's date).",
-  budget_created: "month: the month the budget was created (its date_create), not the work order's.",
-  initial_date:
-    "month: the month the budget was created (its date_create): the budget record does not carry the task's initial date.",
+const MONTH_WORDS: Record<TypeDate, { month_of: MonthOf; text: string }> = {
+  approval_date: {
+    month_of: "approval",
+    text: "month: the month the budget was approved (approval_date); none when not approved.",
+  },
+  final_date: {
+    month_of: "task_end",
+    text: "month: the month the work order's task ends (final_date); none when it has no end date.",
+  },
+  creation_date: {
+    month_of: "budget_created",
+    text: "month: the month the budget was created (its date_create), not the work order's (the window's date).",
+  },
+  budget_created: {
+    month_of: "budget_created",
+    text: "month: the month the budget was created (its date_create), not the work order's.",
+  },
+  initial_date: {
+    month_of: "budget_created",
+    text: "month: the month the budget was created (its date_create): the budget record does not carry the task's initial date.",
+  },
 };
 
 /** What a review on this basis says beside its figures: whose month, budgets with no readable date. */
@@ -80,11 +94,12 @@ export function basisNotes(
   groupBy: readonly string[] | undefined,
   window: ResolvedPeriod,
   filter: BasisFilter | undefined,
-): string[] {
-  const notes = groupBy?.includes("month") ? [MONTH_WORDS[window.period.type_date]] : [];
+): Note[] {
+  const type_date = window.period.type_date;
+  const notes = groupBy?.includes("month")
+    ? [NOTES.monthBasis({ type_date, ...MONTH_WORDS[type_date] })]
+    : [];
   if (filter !== undefined && filter.unreadable > 0)
-    notes.push(
-      `${filter.unreadable} budget(s) left out: their date_create is not a date, so the window cannot place them.`,
-    );
+    notes.push(NOTES.datesUnreadable({ count: filter.unreadable }));
   return notes;
 }

@@ -18,20 +18,21 @@ import {
   type View,
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
-import { cutFieldsNote, type DiscountKind, plural, price } from "./budget-view.js";
+import { cutFieldsNote, type DiscountKind, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
-import { currencyOf } from "./money.js";
+import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
+import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes } from "./result-notes.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
 import type { HistoryOf } from "./review/history.js";
 import { budgetLine } from "./review/history-codec.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
-import { matching, summarize, topRecords } from "./review/result.js";
+import { matching, summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
-import { quote } from "./upstream-text.js";
+import type { RepeatedFigures } from "./work-orders.js";
 
 export { budgetsText, type QueryBudgetsResult, type Shaped, type View } from "./budget-result.js";
 
@@ -61,9 +62,6 @@ export interface QueryDeps {
   fetchPage: (start: number, limit: number) => Promise<Page<Budget>>;
 }
 
-const sizeNote = (kept: number, next: number) =>
-  `Cut after ${kept} records to stay within a host's 80,000-character result limit: continue with start=${next}.`;
-
 /** The text's context, kept off the serialized result (a non-enumerable symbol key). */
 function withContext<T extends object>(out: T, context: ResultContext): T {
   Object.defineProperty(out, CONTEXT, { value: context });
@@ -73,7 +71,7 @@ function withContext<T extends object>(out: T, context: ResultContext): T {
 function contextOf(input: BudgetsInput, deps: QueryDeps, extra: Partial<ResultContext> = {}): ResultContext {
   return {
     window: deps.window.text,
-    lookup: lookupOf(input),
+    lookup: lookupWords(input),
     status:
       typeof input.status === "string"
         ? input.status === "cancelled"
@@ -94,12 +92,11 @@ function contextOf(input: BudgetsInput, deps: QueryDeps, extra: Partial<ResultCo
 const statusName = (s: number | undefined) =>
   s === undefined ? undefined : ({ 1: "pending", 2: "approved", 3: "rejected" } as const)[s as 1 | 2 | 3];
 
-export const lookupOf = (input: BudgetsInput) =>
-  input.id !== undefined
-    ? `folio ${input.id}`
-    : input.wo_folio !== undefined
-      ? `work order ${input.wo_folio}`
-      : undefined;
+/** "folio 104", "work order 4027": the lookup in the text's words. */
+export const lookupWords = (input: BudgetsInput) => {
+  const l = lookupOf(input);
+  return l && `${l.by === "folio" ? "folio" : "work order"} ${l.value}`;
+};
 
 /** One page (or all pages) of records as the API orders them. */
 export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise<QueryBudgetsResult> {
@@ -130,14 +127,15 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   const stoppedToFit = input.all === true && result.nextStart !== null && result.items.length < maxRecords;
   const notes = [
     ...unmappedNotes(priced.slice(0, kept.length).map((p) => p.currency)),
-    ...(cut || stoppedToFit ? [sizeNote(kept.length, start + kept.length)] : []),
+    ...(cut || stoppedToFit
+      ? [NOTES.resultCutToFit({ kept: kept.length, next_start: start + kept.length })]
+      : []),
     ...cutFieldsNote(kept),
   ];
   if (result.items.length === 0 && result.total > 0 && start > 0) {
-    notes.push(
-      `Nothing from start=${start}: ${result.total} budget(s) match; use a start below ${result.total}.`,
-    );
+    notes.push(NOTES.startPastEnd({ start, total: result.total }));
   } else if (result.items.length === 0) notes.push(emptyHint(input, deps.window));
+  notes.push(...statusNotes(input, { budgets: kept }));
   const nextStart = cut ? start + kept.length : result.nextStart;
   const omitted = result.omitted + (cut && input.all ? all.length - kept.length : 0);
   const out: QueryBudgetsResult = {
@@ -230,8 +228,7 @@ async function rememberReview(
 ): Promise<void> {
   const done = await remember(history.of, review, history.compareTo, now);
   if (done.changes !== undefined) out.changes = done.changes;
-  // i35results: notes become { code, text, params } objects; these carry theirs (remember.ts).
-  if (done.notes.length > 0) out.notes = [...(out.notes ?? []), ...done.notes.map((n) => n.text)];
+  if (done.notes.length > 0) out.notes = [...(out.notes ?? []), ...done.notes];
   const context = (out as { [CONTEXT]?: ResultContext })[CONTEXT];
   if (context !== undefined && done.lines.length > 0) context.changes = done.lines;
 }
@@ -243,7 +240,7 @@ interface WalkFacts {
   complete: boolean;
   review: Partial<NonNullable<QueryBudgetsResult["review"]>>;
   context: Partial<ResultContext>;
-  notes: string[];
+  notes: Note[];
   asOf: string;
 }
 
@@ -255,10 +252,17 @@ function walkFacts(read: Read, maxRecords: number, now: Date, deadlineMs: number
   const incomplete = state.faults.size > 0 || state.skippedCount > 0;
   const skipped =
     state.skippedCount > 0 ? { count: state.skippedCount, budgets: [...state.skipped] } : undefined;
-  const notes = [...state.faults.values()];
+  const notes = [...(partial ? [partialNote(partial, deadlineMs)] : []), ...state.faults.values()];
+  if (capped && partial === undefined)
+    notes.push(NOTES.reviewCapped({ scanned, max_records: maxRecords, ...apiTotal(state) }));
   if (skipped)
     notes.push(
-      `${plural(skipped.count, "budget")} left out for amounts that are no money (not finite, or beyond ±10^15): ${skipped.budgets.map((b) => `folio ${b.folio} (${b.reason})`).join("; ")}${skipped.count > skipped.budgets.length ? "; ..." : ""}.`,
+      NOTES.budgetsSkipped({
+        count: skipped.count,
+        folios: skipped.budgets.map((b) => b.folio).join(", "),
+        listed: skipped.budgets.map((b) => `folio ${b.folio} (${b.reason})`).join("; "),
+        more: skipped.count > skipped.budgets.length,
+      }),
     );
   const ageSeconds = Math.max(0, Math.round((now.getTime() - state.startedAt) / 1000));
   const asOf = new Date(state.startedAt).toISOString();
@@ -305,6 +309,7 @@ function partialOf(
     resume: read.resume,
     cacheOff: read.cacheOff,
     detail,
+    ...(stop.kind === "rate-limited" ? { resetAt: new Date(stop.resetAt).toISOString() } : {}),
   };
 }
 
@@ -312,6 +317,17 @@ function partialOf(
 export function clockTime(at: number, now: Date): string {
   const iso = `${new Date(at).toISOString().slice(0, 19)}Z`;
   return iso.slice(0, 10) === now.toISOString().slice(0, 10) ? iso.slice(11) : iso;
+}
+
+const apiTotal = (state: Read["state"]) =>
+  state.apiTotal === undefined || state.totalIsPageLength ? {} : { api_total: state.apiTotal };
+
+/** Why the review stopped short, as a note for the view (the text's head line says it in full). */
+function partialNote(p: PartialWalk, deadlineMs: number | undefined): Note {
+  const of = { read: p.read, ...(p.apiTotal === undefined ? {} : { api_total: p.apiTotal }) };
+  if (p.why === "deadline") return NOTES.reviewPartialDeadline({ ...of, deadline_ms: deadlineMs ?? 0 });
+  if (p.why === "rate-limited") return NOTES.reviewPartialRateLimited({ ...of, reset_at: p.resetAt ?? "" });
+  return NOTES.reviewPartialFailed({ ...of, error: p.detail });
 }
 
 type Summed = QueryDeps;
@@ -330,9 +346,14 @@ function summaryResult(
   const { groups, subtotals, pendingAge } = figures.parts;
   const cut = summaryCut(figures.parts);
   const notes = boundNotes([
-    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
     ...walk.notes,
+    ...(groups.kept.length < groups.all
+      ? [NOTES.groupsCut({ shown: groups.kept.length, groups: groups.all })]
+      : []),
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...statusNotes(input, { budgets: [], groups: groups.kept }),
     ...basisNotes(input.group_by, deps.window, figures.basis),
+    ...repeatedNotes(figures.repeated),
   ]);
   const review = {
     scanned: walk.scanned,
@@ -359,6 +380,7 @@ function summaryResult(
       today: deps.window.today,
       view: "summary",
       budgets: [],
+      ...(figures.repeated ? { repeated_work_orders: figures.repeated.listed } : {}),
       groups: groups.kept,
       ...(subtotals ? { subtotals: subtotals.kept } : {}),
       ...(pendingAge ? { pending_age: pendingAge.kept } : {}),
@@ -368,6 +390,14 @@ function summaryResult(
     },
     context,
   );
+}
+
+/** group_by work_order: how many work orders have more than one budget, or that none has. */
+function repeatedNotes(r: RepeatedFigures | undefined): Note[] {
+  if (r === undefined || r.workOrders === 0) return [];
+  return r.count === 0
+    ? [NOTES.workOrdersNoneRepeated({ work_orders: r.workOrders })]
+    : [NOTES.workOrdersRepeated({ count: r.count, budgets: r.budgets, shown: r.listed.length })];
 }
 
 function recordsResult(
@@ -384,18 +414,14 @@ function recordsResult(
     now: deps.now(),
   });
   const notes = [
-    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
     ...walk.notes,
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...statusNotes(input, { budgets: figures.kept }),
     ...basisNotes(input.group_by, deps.window, figures.basis),
   ];
-  if (input.sort?.startsWith("total") && figures.codes.size > 1)
-    notes.push(
-      "Amounts in different currencies are not comparable: sorted by currency, then amount. Add currency for one ranking.",
-    );
-  if (figures.cut) notes.push(sizeNote(figures.kept.length, start + figures.kept.length));
+  const { nextStart, more } = goOn(figures, start);
+  notes.push(...more);
   notes.push(...cutFieldsNote(figures.kept));
-  const end = start + figures.kept.length;
-  const nextStart = end < figures.matched ? end : null;
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
@@ -413,6 +439,7 @@ function recordsResult(
       today: deps.window.today,
       view: deps.view,
       budgets: figures.kept,
+      ...(figures.rankings ? { rankings: figures.rankings } : {}),
       review: {
         scanned: walk.scanned,
         matched: figures.matched,
@@ -427,7 +454,22 @@ function recordsResult(
   );
 }
 
-/** What a review result must say beside its figures: unknown currencies asked for, a repeated page, a mixed-currency sort, no match. */
+/**
+ * Where a review's records go on, and what the result says of it: a ranking per currency goes on
+ * at the same rank in each currency, a plain list after its last record.
+ */
+function goOn(figures: TopFigures, start: number): { nextStart: number | null; more: Note[] } {
+  const more: Note[] = [];
+  const { rankings, perCurrency } = figures;
+  if (rankings !== undefined && rankings.length > 1)
+    more.push(NOTES.mixedCurrenciesSorted({ currencies: rankings.length, per_currency: perCurrency! }));
+  const end = start + (perCurrency ?? figures.kept.length);
+  if (figures.cut) more.push(NOTES.resultCutToFit({ kept: figures.kept.length, next_start: end }));
+  const left = rankings ? rankings.some((r) => r.matched > end) : end < figures.matched;
+  return { nextStart: left ? end : null, more };
+}
+
+/** What a review result must say beside its figures: unknown currencies asked for or met, no match. */
 function reviewNotes(
   input: BudgetsInput,
   window: ResolvedPeriod,
@@ -436,56 +478,14 @@ function reviewNotes(
     matched: number;
     scanned: number;
   },
-): string[] {
-  const notes = unmappedNotes([...seen.unmapped].map((code) => ({ code, mapped: false })));
-  for (const wanted of input.currency ?? []) {
-    if (!currencyOf(wanted).mapped) {
-      notes.push(
-        `currency ${quote(wanted)} is no ISO 4217 code or currency name known to Intl: matched by name as written only.`,
-      );
-    }
-  }
+): Note[] {
+  const notes = [
+    ...unmappedNotes([...seen.unmapped].map((code) => ({ code, mapped: false }))),
+    ...unknownCurrencyNotes(input.currency),
+  ];
   if (seen.matched === 0)
     notes.push(
-      seen.scanned === 0
-        ? emptyHint(input, window)
-        : `None of the ${seen.scanned} budgets scanned matches the filters.`,
+      seen.scanned === 0 ? emptyHint(input, window) : NOTES.noMatchScanned({ scanned: seen.scanned }),
     );
   return notes;
-}
-
-function unmappedNotes(currencies: readonly { code: string; mapped: boolean }[]): string[] {
-  const names = new Set(currencies.filter((c) => !c.mapped).map((c) => c.code));
-  return [...names].map(
-    (n) =>
-      `Currency ${quote(n)} has no ISO 4217 code: shown under that name, never added to another currency.`,
-  );
-}
-
-/** Filters that can hide the budget a lookup by folio or work order asks for. */
-const LOOKUP_FILTERS = [
-  "status",
-  "currency",
-  "cost_center",
-  "third_party",
-  "min_total",
-  "max_total",
-] as const;
-
-function emptyHint(input: BudgetsInput, window: ResolvedPeriod): string {
-  const lookup = lookupOf(input);
-  const dated = !window.period.default && (window.period.since !== null || window.period.until !== null);
-  if (lookup) {
-    // A filter beside the lookup may be what hid the budget: name it before blaming the number.
-    const filters = LOOKUP_FILTERS.filter((k) => input[k] !== undefined);
-    if (filters.length > 0) {
-      return `No budget for ${lookup} matches ${filters.map((k) => `${k}=${JSON.stringify(input[k])}`).join(", ")}${dated ? " in this window" : ", at any date"}: drop ${filters.length === 1 ? "that filter" : "those filters"} to see every budget it has.`;
-    }
-    return dated
-      ? `No budget for ${lookup} in this window; drop since/until to search every date.`
-      : `No budget for ${lookup}, at any date: check the number.`;
-  }
-  return window.period.default
-    ? 'The window is the default (the last 30 days of work-order creation): widen it with since (e.g. "P90D" or "all"), or change type_date or status.'
-    : 'Widen the window (since "all" is every date), or change type_date or status.';
 }

@@ -21,10 +21,13 @@ import {
 } from "./budget-view.js";
 import { fitCount, jsonLength } from "./fit.js";
 import { formatMoney } from "./money.js";
+import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
 import type { Changes } from "./review/history-compare.js";
+import type { Ranking } from "./review/result.js";
 import { jsonLine, shown } from "./upstream-text.js";
+import type { RepeatedWorkOrder } from "./work-orders.js";
 
 export type View = "compact" | "detail" | "full";
 export type Shaped = { folio: string; [field: string]: unknown };
@@ -42,6 +45,10 @@ export interface QueryBudgetsResult {
   today: string;
   view: View | "summary";
   budgets: Shaped[];
+  /** A sort by amount: each currency's ranking, in the order of `budgets` (interface.md §8b). */
+  rankings?: Ranking[];
+  /** group_by work_order: the work orders with more than one budget, the most budgets first. */
+  repeated_work_orders?: RepeatedWorkOrder[];
   groups?: SummaryRow[];
   subtotals?: Subtotal[];
   pending_age?: PendingAge[];
@@ -70,7 +77,7 @@ export interface QueryBudgetsResult {
   resume?: string;
   /** What changed since the review compare_to names (interface.md §6e). */
   changes?: Changes;
-  notes?: string[];
+  notes?: Note[];
 }
 
 /** What the text says beyond the structured result: how the query was asked. */
@@ -114,6 +121,8 @@ export interface PartialWalk {
   cacheOff?: boolean;
   /** The deadline in ms, the rate limit's reset (HH:MM:SSZ today, else with its date), or the failure's message. */
   detail: string;
+  /** The rate limit's reset, an ISO 8601 instant. */
+  resetAt?: string;
 }
 
 /** The text's context, kept on the result under a symbol key: never serialized, never in structuredContent. */
@@ -281,7 +290,27 @@ const cur = (m: { currency: string; currency_unmapped?: true }) => ({
 const money = (m: { currency: string; currency_unmapped?: true; items_total: number; net_total?: number }) =>
   `${formatMoney(m.items_total, cur(m))}${m.net_total === undefined ? "" : ` (net ${formatMoney(m.net_total, cur(m))})`}`;
 
-const KEYS = ["status", "cost_center", "third_party", "month", "work_order_status", "age"] as const;
+const KEYS = [
+  "status",
+  "cost_center",
+  "third_party",
+  "month",
+  "work_order_status",
+  "age",
+  "work_order",
+] as const;
+
+/** "Work order 4027: 3 budgets: 131 pending, 140 approved, 152 rejected", the most budgets first. */
+function repeatedLines(out: QueryBudgetsResult): string[] {
+  const lead = out.notes?.find((n) => n.code === "work_orders_repeated");
+  return [
+    ...(lead ? [lead.text] : []),
+    ...(out.repeated_work_orders ?? []).map(
+      (w) =>
+        `Work order ${shown(w.wo_folio)}: ${plural(w.count, "budget")}: ${w.budgets.map((b) => `${shown(b.folio)} ${b.status}`).join(", ")}${w.count > w.budgets.length ? ", ..." : ""}`,
+    ),
+  ];
+}
 
 function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const groups = out.groups ?? [];
@@ -289,6 +318,7 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const keys = KEYS.filter((k) => groups.some((g) => k in g));
   const pending = groups.some((g) => g.oldest_pending_days !== undefined);
   const lines = [
+    ...repeatedLines(out),
     [...keys, "items_total", "count", ...(pending ? ["oldest pending (days)"] : [])].join(" | "),
   ];
   for (const g of groups) {
@@ -320,13 +350,26 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   return lines;
 }
 
-function recordLines(out: QueryBudgetsResult): string[] {
-  if (out.view === "compact") {
-    const rendered = (out.budgets as WithLines)[LINES];
-    return out.budgets.map((b, i) => rendered?.[i] ?? budgetLine(b as CompactBudget));
+function recordLines(out: QueryBudgetsResult, c: ResultContext): string[] {
+  const rendered = (out.budgets as WithLines)[LINES];
+  const lines = (b: Shaped, i: number) =>
+    out.view === "compact"
+      ? [rendered?.[i] ?? budgetLine(b as CompactBudget)]
+      : out.view === "detail"
+        ? detailLines(b as DetailBudget)
+        : [jsonLine(b)];
+  const rankings = out.rankings ?? [];
+  if (rankings.length < 2) return out.budgets.flatMap(lines);
+  // A ranking per currency: each currency's part under its own head, with its count.
+  const all: string[] = [];
+  let at = 0;
+  for (const r of rankings) {
+    const order = c.sort === undefined ? "" : `, ${SORT_WORDS[c.sort]}`;
+    all.push(`${shown(r.currency)}: ${r.returned} of ${plural(r.matched, "budget")}${order}:`);
+    for (let i = at; i < at + r.returned; i++) all.push(...lines(out.budgets[i]!, i));
+    at += r.returned;
   }
-  if (out.view === "detail") return out.budgets.flatMap((b) => detailLines(b as DetailBudget));
-  return out.budgets.map((b) => jsonLine(b));
+  return all;
 }
 
 /** The text rendering: the head line, what amounts are, one line per record or summary row, then notes. */
@@ -336,13 +379,13 @@ export function budgetsText(out: QueryBudgetsResult): string {
   const lines = [head(out, c), ...(c.changes ?? [])];
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
-  lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out)));
+  lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out, c)));
   const r = out.review;
   if (r?.oldest_pending)
     lines.push(
       oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
     );
-  lines.push(...(out.notes ?? []));
+  lines.push(...printedNotes(out.notes));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);
   return lines.join("\n");

@@ -18,6 +18,7 @@ export const GROUPS = [
   "month",
   "work_order_status",
   "age",
+  "work_order",
 ] as const;
 export type GroupKey = (typeof GROUPS)[number];
 /** Which amount bounds, sorts and groups use: items_total, or net_total (after the discount). */

@@ -24,6 +24,7 @@ export type SummaryRow = {
   month?: string;
   work_order_status?: string | null;
   age?: AgeBucket;
+  work_order?: string | null;
   currency: string;
   currency_unmapped?: true;
   count: number;
@@ -66,9 +67,13 @@ function keyOrder(key: GroupKey): (a: Value, b: Value) => number {
     if (a === b) return 0;
     if (a === null) return 1;
     if (b === null) return -1;
-    return (rank ? rank(a) - rank(b) : 0) || cmp(a.toLowerCase(), b.toLowerCase()) || cmp(a, b);
+    const numeric = key === "work_order" ? FOLIO_ORDER.compare(a, b) : 0;
+    return (rank ? rank(a) - rank(b) : 0) || numeric || cmp(a.toLowerCase(), b.toLowerCase()) || cmp(a, b);
   };
 }
+
+/** Work-order folios in number order (4027 before 10001), whatever their text. */
+const FOLIO_ORDER = new Intl.Collator("en", { numeric: true });
 
 interface Tally {
   count: number;
@@ -124,6 +129,7 @@ export class BudgetSummary {
       month: options.month ?? ((p) => p.budget.date_create.slice(0, 7)),
       work_order_status: (p) => labelOf(WORK_ORDER_STATUS, p.budget.id_status_work_order),
       age: (p) => AGE_BUCKETS[this.#ageBucket(p)]!,
+      work_order: (p) => p.budget.wo_folio,
     };
   }
 
@@ -208,9 +214,11 @@ export class BudgetSummary {
       return 0;
     };
     const value = amount === "net" ? (g: Group) => g.net : (g: Group) => g.total;
+    // Ranked within each currency, the currency with the most budgets first (interface.md §8b).
+    const currency = this.#currencyOrder();
     const by: Record<Sort, (a: Group, b: Group) => number> = {
-      total_desc: (a, b) => cmp(a.currency.code, b.currency.code) || cmp(value(b), value(a)),
-      total_asc: (a, b) => cmp(a.currency.code, b.currency.code) || cmp(value(a), value(b)),
+      total_desc: (a, b) => currency(a, b) || cmp(value(b), value(a)),
+      total_asc: (a, b) => currency(a, b) || cmp(value(a), value(b)),
       date_desc: (a, b) => cmp(b.newest, a.newest),
       date_asc: (a, b) => cmp(a.oldest, b.oldest),
     };
@@ -260,6 +268,15 @@ export class BudgetSummary {
           return { age: AGE_BUCKETS[i]!, count: t.count, ...amounts };
         }),
       }));
+  }
+
+  /** Currencies by how many budgets they hold (most first), then by code. */
+  #currencyOrder(): (a: Group, b: Group) => number {
+    const counts = new Map<string, number>();
+    for (const g of this.#groups.values())
+      counts.set(g.currency.code, (counts.get(g.currency.code) ?? 0) + g.count);
+    const count = (g: Group) => counts.get(g.currency.code) ?? 0;
+    return (a, b) => count(b) - count(a) || cmp(a.currency.code, b.currency.code);
   }
 
   #money(currency: Currency, t: Tally): Money {

@@ -10,6 +10,7 @@ import type { Budget } from "../client/types.js";
 import { jsonLength } from "./fit.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, currencyOf, type Exact, exact, formatMoney, toNumber } from "./money.js";
+import { NOTES, type Note } from "./notes.js";
 import { jsonLine, shown } from "./upstream-text.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).
@@ -190,13 +191,9 @@ function wholeBudget({ budget: b, currency, total, net }: PricedBudget): FullRec
 }
 
 /** The note of a result whose full records had upstream text cut to fit (interface.md §9b), if any. */
-export function cutFieldsNote(records: readonly object[]): string[] {
+export function cutFieldsNote(records: readonly object[]): Note[] {
   const n = records.filter((r) => Array.isArray((r as { cut_fields?: unknown }).cut_fields)).length;
-  return n === 0
-    ? []
-    : [
-        `${n === 1 ? "1 record holds" : `${n} records hold`} upstream text longer than one result can carry: cut with "…" (its cut_fields name which); a host shows at most 80,000 characters.`,
-      ];
+  return n === 0 ? [] : [NOTES.fieldsCut({ records: n })];
 }
 
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -209,8 +206,11 @@ export function budgetLine(b: CompactBudget): string {
     b.net_total === undefined
       ? ""
       : ` net ${formatMoney(b.net_total, { code: b.currency, mapped: b.currency_unmapped !== true })}`;
-  const approved = b.approval_date ? ` | approved ${shown(b.approval_date)}` : "";
-  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${approved}`;
+  // approval_date is the decision's date: an approval, or a rejection (interface.md §8b).
+  const decided = b.approval_date
+    ? ` | ${b.status === 2 ? "approved" : "decided"} ${shown(b.approval_date)}`
+    : "";
+  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
 }
 
 /** The detail view's text: the compact line, then the note and one indented line per budget line. */

@@ -1,10 +1,13 @@
 /** Human labels beside the API's numeric codes (api-spec §3, §2.3). */
 
-/** Budget `status` as returned: 3 means rejected, and also cancelled when used as a filter. */
+/**
+ * Budget `status` as returned: 3 is rejected, which is also how the platform records a cancelled
+ * budget (the filter takes either name); results say so once, in a note (notes.ts), not in each label.
+ */
 export const BUDGET_STATUS: Readonly<Record<number, string>> = {
   1: "pending approval",
   2: "approved",
-  3: "rejected/cancelled",
+  3: "rejected",
 };
 
 /** `id_status_work_order`; 3 and 4 are final states. */

@@ -60,6 +60,23 @@ function urlHint(error: ApiError): string | undefined {
   return undefined;
 }
 
+/**
+ * What a 404 of this request asks the agent to check, naming a tool only where one here lists the
+ * records (interface.md §8b "Hints the agent can follow"): no tool lists task plans, tasks,
+ * warehouses or items, so those are checked in the platform.
+ */
+function notFoundHint(error: ApiError): string {
+  const path = error.request?.path.split("?")[0] ?? "";
+  if (/\/group_tasks\/[^/]+\/tasks\//.test(path))
+    return "check id_group_task and id_task in the platform: the task must exist in that task plan (no tool here lists plans or tasks)";
+  if (/\/warehouse_entries_orders\//.test(path))
+    return "check warehouse_code in the platform (no tool here lists warehouses)";
+  if (/\/wo_budget\//.test(path))
+    return "check the folio: query_budgets without id lists budgets (by status, wo_folio or window)";
+  if (/\/warehouses_groups_1/.test(path)) return "list_warehouse_groups_1 lists the classifications";
+  return "check the identifiers sent";
+}
+
 /** The variable that holds the URL a request went to: the token endpoint, the hub, or the main API. */
 function urlVariable(error: ApiError): string {
   const path = error.request?.path.split("?")[0] ?? "";
@@ -113,7 +130,7 @@ function hint(error: ApiError): string | undefined {
     case "SECURITY":
       return "the response failed Hawk verification and its data was discarded: check MMS_HAWK_KEY and the network path";
     case "NOT_FOUND":
-      return urlHint(error) ?? "check the identifiers (list or query them first)";
+      return urlHint(error) ?? notFoundHint(error);
     case "VALIDATION":
       return "fix the listed inputs and send again";
     case "UPSTREAM":

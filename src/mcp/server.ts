@@ -173,15 +173,29 @@ function stripNoise(node: unknown): void {
   delete n.additionalProperties;
   if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
   if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
-  const props = n.properties;
-  if (n.type === "object" && props !== null && typeof props === "object" && Object.keys(props).length === 0)
-    delete n.properties;
+  if (n.type === "object" && isEmptyObject(n.properties)) delete n.properties;
   if ("const" in n && n.type === typeof n.const) delete n.type;
   if (n.type === "integer" && n.exclusiveMinimum === 0 && n.minimum === undefined) {
     delete n.exclusiveMinimum;
     n.minimum = 1;
   }
+  unionToAnyOf(n);
   for (const value of Object.values(n)) stripNoise(value);
+}
+
+const isEmptyObject = (v: unknown) =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
+
+/**
+ * `"type": ["number", "null"]` (zod's nullable) as `anyOf`: legal JSON Schema either way, but some
+ * clients read `type` as one string, and strict schema checks warn on the array form (interface.md §8b).
+ */
+function unionToAnyOf(n: Record<string, unknown>): void {
+  if (!Array.isArray(n.type)) return;
+  const { type: types, description, ...rest } = n;
+  for (const key of Object.keys(n)) delete n[key];
+  if (description !== undefined) n.description = description;
+  n.anyOf = (types as string[]).map((t) => (t === "null" ? { type: t } : { type: t, ...rest }));
 }
 
 const APP_VIEWS_BY_TOOL = new Map(APP_VIEWS.flatMap((v) => v.tools.map((t) => [t, v] as const)));
@@ -229,10 +243,14 @@ const INSTRUCTIONS = [
 
 let processSigner: StateSigner | undefined;
 
+/** interface.md §8b: a tool as this server's configuration offers it (only the options it supports). */
+const configured = (tool: AnyTool, deps: Pick<ServerDeps, "budgetDiscount">) =>
+  tool.configure?.({ budgetDiscount: deps.budgetDiscount }) ?? tool;
+
 export function createServer(given: ServerDeps, options: ServerOptions): ProtocolServer {
   // Without the process's review services (hosting passes them), this server keeps its own.
   const deps = { ...given, reviews: given.reviews ?? createReviewServices().forTenant(given.tenant) };
-  const tools = new Map(options.tools.map((t) => [t.name, prepare(t, deps.sandbox)]));
+  const tools = new Map(options.tools.map((t) => [t.name, prepare(configured(t, deps), deps.sandbox)]));
   processSigner ??= createStateSigner();
   return createProtocolServer(
     { name: "maintenance-mcp", version: deps.version },
@@ -301,7 +319,7 @@ async function callInSpan(
           deps.secrets ?? PROCESS_SECRETS,
         );
         if (out.isError) span.fail("tool_error");
-        return out;
+        return deps.sandbox ? sandboxMarked(out) : out;
       } catch (error) {
         if (!(error instanceof ProtocolSignal)) throw error;
         signal = error;
@@ -324,7 +342,7 @@ export function createUnconfiguredServer(options: {
   tools: readonly AnyTool[];
   problem: string;
 }): ProtocolServer {
-  const listings = options.tools.map((t) => prepare(t, false).listing);
+  const listings = options.tools.map((t) => prepare(configured(t, {}), false).listing);
   const names = new Set(options.tools.map((t) => t.name));
   processSigner ??= createStateSigner();
   return createProtocolServer(
@@ -609,6 +627,16 @@ function exampleOf(tool: AnyTool): string {
   const line = tool.description.split("\n").find((l) => l.startsWith("Example"));
   const json = line?.slice(line.indexOf("{"));
   return json?.startsWith("{") ? json : `{"name": "value"} (see the input schema in tools/list)`;
+}
+
+/**
+ * On the sandbox, an error result says so like a success does (interface.md §8b): its first text
+ * starts with "[sandbox] " (successes already carry it from runTool).
+ */
+function sandboxMarked(out: CallToolResult): CallToolResult {
+  const first = out.content[0];
+  if (!out.isError || first?.type !== "text" || first.text.startsWith("[sandbox] ")) return out;
+  return { ...out, content: [{ ...first, text: `[sandbox] ${first.text}` }, ...out.content.slice(1)] };
 }
 
 /** An isError result; line and details scrubbed with `secrets` (the server's configuration's). */

@@ -36,6 +36,7 @@ export type PartialReason = "capped" | "list" | "resumable" | "see-notes";
  */
 export const NOTE_CODES = [
   "result_cut_to_fit",
+  "fields_cut",
   "start_past_end",
   "no_match_default_window",
   "no_match_window",
@@ -66,6 +67,11 @@ export const NOTE_CODES = [
   "history_none",
   "history_unreadable",
   "changes_within_partial",
+  "history_first_review",
+  "history_off",
+  "history_unavailable",
+  "history_partial",
+  "history_not_stored",
 ] as const;
 export type NoteCode = (typeof NOTE_CODES)[number];
 

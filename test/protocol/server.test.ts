@@ -105,7 +105,7 @@ describe("--confirm-writes", () => {
     const result = await mcp.client.callTool({ name: "create_warehouse_entry", arguments: entry(document) });
     await mcp.close();
     expect(result.isError).toBe(true);
-    expect(firstLine(result)).toBe("The user did not approve this write; nothing was written.");
+    expect(firstLine(result)).toBe("[sandbox] The user did not approve this write; nothing was written.");
     expect(movementsWith(document)).toBe(0);
   });
 

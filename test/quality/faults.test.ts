@@ -113,7 +113,7 @@ describe("502 storm on the hub", () => {
     fx.sb.faults.failNext("/hub", 100, storm);
     const r = await call("list_dags");
     expect(r.isError).toBe(true);
-    expect(firstLine(r)).toMatch(/^Upstream error \(502 UPSTREAM\): /);
+    expect(firstLine(r)).toMatch(/^\[sandbox\] Upstream error \(502 UPSTREAM\): /);
     expect(firstLine(r)).toMatch(/workflow engine unavailable|BACKEND_RPC_ERROR/);
     expect(firstLine(r)).toMatch(/retry later/);
     expect(detailsOf(r)?.details).toMatchObject({ attempts: 4 });

@@ -284,7 +284,7 @@ describe("invalid arguments: a clear error naming the field, no upstream request
         const line = firstLine(r);
         expect(line.length).toBeGreaterThan(10);
         expect(line.length).toBeLessThan(2_000); // a 1 MB input is never echoed
-        expect(line).toMatch(/^(Invalid arguments for|Invalid input:)/);
+        expect(line).toMatch(/^\[sandbox\] (Invalid arguments for|Invalid input:)/);
         expect(line).toContain(field);
         expect(totalRequests(fx.sb), `sent upstream for ${JSON.stringify(args).slice(0, 300)}`).toBe(before);
       });
@@ -374,7 +374,7 @@ describe("inputs that once broke the server (found by this file; see docs/robust
         content: [{ type: "text" as const, text: String(e) }],
       }));
       expect(r.isError, allText(r)).toBe(true);
-      expect(firstLine(r)).toMatch(/^Invalid arguments for/);
+      expect(firstLine(r)).toMatch(/^\[sandbox\] Invalid arguments for/);
       expect(firstLine(r)).toContain(field);
       expect(totalRequests(fx.sb)).toBe(before);
     });

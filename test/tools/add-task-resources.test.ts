@@ -163,7 +163,7 @@ describe("add_task_resources", () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     expect(firstLine(result)).toBe(
-      "Invalid input: resources: [1] duplicate of resource 0 (INVENTORY id_item 1003); [3] duplicate of resource 2 (SERVICES id_service_type 33); send each resource once",
+      "[sandbox] Invalid input: resources: [1] duplicate of resource 0 (INVENTORY id_item 1003); [3] duplicate of resource 2 (SERVICES id_service_type 33); send each resource once",
     );
     expect(JSON.stringify(detailsOf(result))).toContain(
       '[{"index":1,"error":"duplicate of resource 0 (INVENTORY id_item 1003)"},{"index":3,"error":"duplicate of resource 2 (SERVICES id_service_type 33)"}]',
@@ -265,7 +265,7 @@ describe("add_task_resources", () => {
       dry_run: true,
     });
     expect(result.isError).toBe(true);
-    expect(firstLine(result)).toMatch(/^Invalid input: resources: \[1\] duplicate of resource 0/);
+    expect(firstLine(result)).toMatch(/^\[sandbox\] Invalid input: resources: \[1\] duplicate of resource 0/);
   });
 
   it.each([
@@ -284,7 +284,7 @@ describe("add_task_resources", () => {
     const before = posts();
     const result = await call({ id_group_task: SEED.taskPlans.main, id_task: SEED.tasks.main2, ...patch });
     expect(result.isError).toBe(true);
-    expect(textOf(result).split("\n")[0]).toMatch(/^Invalid arguments for add_task_resources: /);
+    expect(textOf(result).split("\n")[0]).toMatch(/^\[sandbox\] Invalid arguments for add_task_resources: /);
     expect(textOf(result).split("\n")[0]).toMatch(field);
     expect(posts()).toBe(before);
   });

@@ -18,14 +18,14 @@ async function firstLineOf(env: Record<string, string>, name: string) {
 describe("configuration hints in tool errors", () => {
   it("MMS_BASE_URL without /api: the 404 says it usually ends in /api", async () => {
     expect(await firstLineOf({ MMS_BASE_URL: fx.sb.url }, "list_warehouse_groups_1")).toMatchInlineSnapshot(
-      `"Not found upstream (404 NOT_FOUND): Unknown route GET /warehouses_groups_1 (hint: MMS_BASE_URL usually ends in /api: check it, then the identifiers)"`,
+      `"[sandbox] Not found upstream (404 NOT_FOUND): Unknown route GET /warehouses_groups_1 (hint: MMS_BASE_URL usually ends in /api: check it, then the identifiers)"`,
     );
   });
 
   it("MMS_AUTH_URL pointing at the wrong path: the error names the token URL tried, not the credentials", async () => {
     const line = await firstLineOf({ MMS_AUTH_URL: `${fx.sb.url}/auth` }, "list_warehouse_groups_1");
     expect(line.replace(fx.sb.url, "http://SANDBOX")).toMatchInlineSnapshot(
-      `"Upstream authentication failed (404 AUTH): no token endpoint at http://SANDBOX/auth/oauth/token (HTTP 404): check MMS_AUTH_URL"`,
+      `"[sandbox] Upstream authentication failed (404 AUTH): no token endpoint at http://SANDBOX/auth/oauth/token (HTTP 404): check MMS_AUTH_URL"`,
     );
   });
 });

@@ -220,7 +220,7 @@ describe("create_warehouse_entry", () => {
     const other = await call({ ...args, document: "INV-OTHER", dry_run: true });
     expect(other.isError).toBe(true);
     expect(firstLine(other)).toBe(
-      'Invalid input: idempotency_key "dry-key-1" was already used for a different request; use a new key for a new write',
+      '[sandbox] Invalid input: idempotency_key "dry-key-1" was already used for a different request; use a new key for a new write',
     );
     expect(entryPosts()).toBe(before + 1);
   });

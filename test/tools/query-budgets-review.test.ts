@@ -192,9 +192,11 @@ describe("query_budgets review", () => {
   it("says when a currency argument names no known currency, and refuses crossed bounds", async () => {
     const { out } = await call({ since: SINCE, currency: "doubloons", group_by: ["currency"] });
     expect(out.review).toMatchObject({ matched: 0 });
-    expect(out.notes).toContain(
-      'currency "doubloons" is no ISO 4217 code or currency name known to Intl: matched by name as written only.',
-    );
+    expect(out.notes).toContainEqual({
+      code: "currency_filter_unknown",
+      params: { currency: "doubloons" },
+      text: 'currency "doubloons" is no ISO 4217 code or currency name known to Intl: matched by name as written only.',
+    });
     const crossed = await mcp.client.callTool({
       name: "query_budgets",
       arguments: { min_total: 10, max_total: 5 },
@@ -229,9 +231,11 @@ describe("query_budgets review", () => {
       currency_unmapped: true,
       count: raw.filter((b) => code(b) === "Crédito interno").length,
     });
-    expect(out.notes).toContain(
-      'Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency.',
-    );
+    expect(out.notes).toContainEqual({
+      code: "currency_unmapped",
+      params: { name: "Crédito interno" },
+      text: 'Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency.',
+    });
     expect(text).toMatch(/^"Crédito interno" \(unmapped currency\) [\d,]+\.\d\d \| \d+/m);
   });
 

@@ -57,7 +57,11 @@ describe("basisFilter", () => {
     expect(f.keep(budget({ date_create: "n/a" }))).toBe(false);
     expect(f.unreadable).toBe(1);
     expect(basisNotes(undefined, window, f)).toEqual([
-      "1 budget(s) left out: their date_create is not a date, so the window cannot place them.",
+      {
+        code: "dates_unreadable",
+        params: { count: 1 },
+        text: "1 budget(s) left out: their date_create is not a date, so the window cannot place them.",
+      },
     ]);
     const both = alsoKeep((p) => p.budget.status === 2, f);
     expect(both(budget({ date_create: "2026-11-05T00:00:00Z" }))).toBe(false);
@@ -90,7 +94,11 @@ describe("monthOf and its note", () => {
   it("says whose month it is, only when grouping by month", () => {
     const w = resolvePeriod({ since: "P90D" }, NOW);
     expect(basisNotes(["month"], w, undefined)).toEqual([
-      "month: the month the budget was created (its date_create), not the work order's (the window's date).",
+      {
+        code: "month_basis",
+        params: { type_date: "creation_date", month_of: "budget_created" },
+        text: "month: the month the budget was created (its date_create), not the work order's (the window's date).",
+      },
     ]);
     expect(basisNotes(["currency"], w, undefined)).toEqual([]);
   });

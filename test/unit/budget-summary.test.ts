@@ -71,7 +71,7 @@ describe("BudgetSummary", () => {
     expect(summarize(90, ["currency"]).subtotals()).toBeUndefined();
   });
 
-  it("orders status by workflow, months chronologically, and by amount within a currency when sorted", () => {
+  it("orders status by workflow, months chronologically, and by amount within each currency when sorted", () => {
     const s = summarize(300, ["status", "month"]);
     const rows = s.rows(undefined, "items");
     expect([...new Set(rows.map((r) => r.status))]).toEqual(["pending", "approved", "rejected"]);
@@ -79,11 +79,19 @@ describe("BudgetSummary", () => {
       .filter((r) => r.status === "pending" && r.currency === "USD")
       .map((r) => r.month);
     expect(pendingMonths).toEqual([...pendingMonths].sort());
+    // Ranked within each currency, currency by currency: the one with the most budgets first.
     const sorted = s.rows("total_desc", "items");
+    const counts = new Map<string, number>();
+    for (const r of sorted) counts.set(r.currency, (counts.get(r.currency) ?? 0) + r.count);
+    const sections = [...new Set(sorted.map((r) => r.currency))];
+    expect(sections.length).toBeGreaterThan(1);
+    expect(sections.map((c) => counts.get(c)!)).toEqual(
+      sections.map((c) => counts.get(c)!).sort((a, b) => b - a),
+    );
     for (let i = 1; i < sorted.length; i++) {
       const [a, b] = [sorted[i - 1]!, sorted[i]!];
-      expect(a.currency <= b.currency).toBe(true);
       if (a.currency === b.currency) expect(a.items_total).toBeGreaterThanOrEqual(b.items_total);
+      else expect(sorted.slice(i).some((r) => r.currency === a.currency)).toBe(false);
     }
   });
 

@@ -88,9 +88,21 @@ describe("formatError", () => {
     expect(notFound("/hub/api/v1/dags")).toMatchInlineSnapshot(
       `"Not found upstream (404 NOT_FOUND): the record does not exist (hint: check MMS_HUB_URL (default MMS_AUTH_URL): the DAG list is {MMS_HUB_URL}/hub/api/v1/dags)"`,
     );
+    // interface.md §8b: a hint names a tool only where one here lists the records.
     expect(notFound("/api/warehouse_entries_orders/WH-X")).toMatchInlineSnapshot(
-      `"Not found upstream (404 NOT_FOUND): the record does not exist (hint: check the identifiers (list or query them first))"`,
+      `"Not found upstream (404 NOT_FOUND): the record does not exist (hint: check warehouse_code in the platform (no tool here lists warehouses))"`,
     );
+    expect(notFound("/api/group_tasks/1/tasks/999/resources")).toMatch(
+      /hint: check id_group_task and id_task in the platform: .*no tool here lists plans or tasks/,
+    );
+    expect(notFound("/api/wo_budget/9999")).toMatch(/hint: check the folio: query_budgets without id lists/);
+    expect(notFound("/api/something_else/1")).toMatch(/\(hint: check the identifiers sent\)$/);
+    for (const path of [
+      "/api/warehouse_entries_orders/WH-X",
+      "/api/group_tasks/1/tasks/9/resources",
+      "/api/x",
+    ])
+      expect(notFound(path)).not.toMatch(/list (or query )?them first/);
   });
 
   it("does not blame the client credentials when the token endpoint itself is missing", () => {

@@ -7,6 +7,7 @@
  */
 import type { PendingAge, Subtotal, SummaryRow } from "../budget-summary.js";
 import { jsonLength, RESULT_MAX_CHARS } from "../fit.js";
+import { NOTES, type Note } from "../notes.js";
 
 /** Characters kept free for the head line, period, review facts and the amount line. */
 const FRAME = 6_000;
@@ -67,14 +68,11 @@ function boundSubtotals(subtotals: readonly Subtotal[], room: number): Bounded<S
 }
 
 /** Notes within NOTES_MAX characters; the rest counted in a last note. */
-export function boundNotes(notes: readonly string[]): string[] {
-  const kept = prefixWithin(
-    notes.map((n) => ({ n })),
-    NOTES_MAX,
-  ).map((x) => x.n);
+export function boundNotes(notes: readonly Note[]): Note[] {
+  const kept = prefixWithin(notes, NOTES_MAX);
   return kept.length === notes.length
     ? [...notes]
-    : [...kept, `(${notes.length - kept.length} more notes left out to fit.)`];
+    : [...kept, NOTES.notesLeftOut({ count: notes.length - kept.length })];
 }
 
 export interface SummaryParts {

@@ -13,7 +13,7 @@ import { type Changes, type Compared, changesText, compareLines } from "./histor
 export interface HistoryNote {
   code: HistoryNoteCode;
   text: string;
-  params?: Record<string, string | number | boolean>;
+  params?: Record<string, string | number>;
 }
 
 export const HISTORY_NOTE_CODES = [
@@ -150,7 +150,7 @@ function compareStep(
       note(
         "history_partial",
         `${review.complete ? "The earlier review" : "This review"} is partial: the changes are within what both read.`,
-        { earlier_complete: earlier.complete, this_complete: review.complete },
+        { partial: review.complete ? "earlier" : "this" },
       ),
     );
 }

@@ -7,6 +7,7 @@ import { alsoKeep, type BasisFilter, basisFilter, monthOf } from "../basis.js";
 import type { Shaped, View } from "../budget-result.js";
 import { fitRecords, shapeAll } from "../budget-result.js";
 import {
+  cmp,
   type GroupKey,
   matcher,
   type Ranked,
@@ -19,6 +20,7 @@ import { BudgetSummary } from "../budget-summary.js";
 import type { DiscountKind } from "../budget-view.js";
 import { type OldestPending, OldestPendingTracker } from "../oldest-pending.js";
 import type { ResolvedPeriod } from "../period.js";
+import { type RepeatedFigures, WorkOrderBudgets } from "../work-orders.js";
 import { boundSummary, type SummaryParts } from "./bounds.js";
 import type { Kept } from "./records.js";
 
@@ -75,6 +77,8 @@ export interface SummaryFigures extends Matched {
   parts: SummaryParts;
   dates: { oldest: string; newest: string } | undefined;
   oldestPending: OldestPending | undefined;
+  /** group_by work_order: the work orders with more than one budget. */
+  repeated: RepeatedFigures | undefined;
 }
 
 /** Groups, subtotals and the pending queue of the matching records, bounded to fit one result. */
@@ -88,10 +92,14 @@ export function summarize(
     net: options.discount !== undefined,
     month,
   });
-  const seen = matchEach(ask, records, options.window, (r) => summary.add(r.p));
+  const workOrders = ask.group_by!.includes("work_order") ? new WorkOrderBudgets() : undefined;
+  const seen = matchEach(ask, records, options.window, (r) => {
+    summary.add(r.p);
+    workOrders?.add(r.p);
+  });
   const parts = boundSummary(summary.rows(ask.sort, ask.amount), summary.subtotals(), summary.pendingAge());
   const oldestPending = seen.oldest.result(options.now, (p) => summary.groupOf(p));
-  return { ...seen, parts, dates: summary.dateRange(), oldestPending };
+  return { ...seen, parts, dates: summary.dateRange(), oldestPending, repeated: workOrders?.result() };
 }
 
 export interface TopFigures extends Matched {
@@ -99,14 +107,27 @@ export interface TopFigures extends Matched {
   kept: Shaped[];
   cut: boolean;
   oldestPending: OldestPending | undefined;
+  /** A total sort: the ranking of each currency, in the order shown (most matches first). */
+  rankings?: Ranking[];
+  /** A total sort: how many of each currency's ranking are shown (from `start`). */
+  perCurrency?: number;
 }
 
-/** The matching records in the asked order, from `start`, cut at a record boundary to fit. */
+/** One currency's part of a ranking by amount (interface.md §8b "Largest means largest in each currency"). */
+export type Ranking = { currency: string; currency_unmapped?: true; matched: number; returned: number };
+
+const ranksByTotal = (sort: Sort | undefined) => sort === "total_desc" || sort === "total_asc";
+
+/**
+ * The matching records in the asked order, from `start`, cut at a record boundary to fit; a total
+ * sort ranks within each currency (rankedByCurrency).
+ */
 export function topRecords(
   ask: ReviewAsk,
   records: readonly Kept[],
   options: { view: View; defaultLimit: number; window?: ResolvedPeriod; now?: Date },
 ): TopFigures {
+  if (ranksByTotal(ask.sort)) return rankedByCurrency(ask, records, options);
   const start = ask.start ?? 0;
   const top = new TopN<Ranked>(
     start + (ask.all ? MAX_KEPT : (ask.limit ?? options.defaultLimit)),
@@ -130,4 +151,71 @@ export function matching(ask: ReviewAsk, records: readonly Kept[], window: Resol
   const out: Kept[] = [];
   matchEach(ask, records, window, (r) => out.push(r));
   return out;
+}
+
+/**
+ * A ranking by amount never compares currencies: the top N of each currency (N = limit, from
+ * `start` in each), currency by currency, the currency with the most matches first. When they do
+ * not all fit, every currency keeps the same number, so `start` goes on in each alike.
+ */
+function rankedByCurrency(
+  ask: ReviewAsk,
+  records: readonly Kept[],
+  options: { view: View; defaultLimit: number; window?: ResolvedPeriod; now?: Date },
+): TopFigures {
+  const start = ask.start ?? 0;
+  const n = ask.all ? MAX_KEPT : (ask.limit ?? options.defaultLimit);
+  const order = rankOrder(ask.sort, ask.amount);
+  const tops = new Map<string, { top: TopN<Ranked>; matched: number; r: Ranked }>();
+  const seen = matchEach(ask, records, options.window, (r) => {
+    const code = r.p.currency.code;
+    const entry = tops.get(code) ?? { top: new TopN<Ranked>(start + n, order), matched: 0, r };
+    tops.set(code, entry);
+    entry.matched += 1;
+    entry.top.add(r);
+  });
+  const parts = [...tops.values()]
+    .sort((a, b) => b.matched - a.matched || cmp(a.r.p.currency.code, b.r.p.currency.code))
+    .map((e) => ({
+      ...e,
+      shaped: shapeAll(
+        options.view,
+        e.top
+          .result()
+          .slice(start)
+          .map((r) => r.p),
+      ),
+    }));
+  const levels = levelsThatFit(
+    parts.map((p) => p.shaped),
+    options.view,
+  );
+  const rankings = parts.map(({ r, matched, shaped }) => ({
+    currency: r.p.currency.code,
+    ...(r.p.currency.mapped ? {} : { currency_unmapped: true as const }),
+    matched,
+    returned: Math.min(levels, shaped.length),
+  }));
+  return {
+    ...seen,
+    kept: parts.flatMap((p) => p.shaped.slice(0, levels)),
+    cut: parts.some((p) => p.shaped.length > levels),
+    oldestPending: seen.oldest.result(options.now ?? new Date()),
+    rankings,
+    perCurrency: levels,
+  };
+}
+
+/** How many of each list fit one result together (every list cut at the same rank, at least one). */
+function levelsThatFit(lists: readonly Shaped[][], view: View): number {
+  const deepest = Math.max(0, ...lists.map((l) => l.length));
+  const byLevel: Shaped[] = [];
+  const ends: number[] = [];
+  for (let level = 0; level < deepest; level++) {
+    for (const list of lists) if (level < list.length) byLevel.push(list[level]!);
+    ends.push(byLevel.length);
+  }
+  const fit = fitRecords(byLevel, view).kept.length;
+  const full = ends.filter((end) => end <= fit).length;
+  return Math.max(full, Math.min(1, deepest));
 }

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { Budget, Page } from "../../client/types.js";
 import { ApiError, ERROR_CODES } from "../../errors/api-error.js";
 import type { DiscountKind } from "../budget-view.js";
+import { NOTES, type Note } from "../notes.js";
 import { MAX_PAGE_SIZE } from "../paging.js";
 import type { ResolvedPeriod } from "../period.js";
 import { admit, type Keep, type Kept, type Skipped, weightOf } from "./records.js";
@@ -37,7 +38,7 @@ export class WalkState {
   /** Records met again (an overlap or a repeated page), counted once. */
   repeated = 0;
   /** What the walk saw that makes it incomplete, one line per kind. */
-  readonly faults = new Map<string, string>();
+  readonly faults = new Map<string, Note>();
   /** The first page's `total`; undefined until it is read. */
   apiTotal: number | undefined;
   /** upstream-notes: some deployments send the page length as `total`; then pages go on while full. */
@@ -137,22 +138,16 @@ export class WalkState {
     } else if (!this.totalIsPageLength && page.total !== this.apiTotal) {
       this.faults.set(
         "total",
-        `The API's total changed during the walk (${this.apiTotal}, then ${page.total} at start=${at}): budgets were added or removed meanwhile.`,
+        NOTES.apiTotalChanged({ before: this.apiTotal, after: page.total, start: at }),
       );
     }
     const fresh = this.#add(page.data, at);
     const repeated = page.data.length - fresh;
     if (page.data.length > 0 && fresh === 0) {
       this.#halted = true;
-      this.faults.set(
-        "repeat",
-        `The API answered start=${at} with budgets already read (it may ignore start): the walk stopped there.`,
-      );
+      this.faults.set("repeat", NOTES.pageRepeated({ start: at }));
     } else if (repeated > 0) {
-      this.faults.set(
-        "overlap",
-        `Pages overlapped: ${this.repeated} budget(s) came more than once (counted once), so others may never have been sent.`,
-      );
+      this.faults.set("overlap", NOTES.pagesOverlapped({ repeated: this.repeated }));
     }
     this.#checkLength(at, page, limit);
     if (this.totalIsPageLength) this.#lastFull = page.data.length === limit;
@@ -164,7 +159,7 @@ export class WalkState {
     if (page.data.length < due)
       this.faults.set(
         "short",
-        `The page at start=${at} had ${page.data.length} budget(s) where ${due} were due (the API's total is ${this.apiTotal}).`,
+        NOTES.pageShort({ start: at, got: page.data.length, due, api_total: this.apiTotal }),
       );
   }
 

@@ -82,9 +82,9 @@ const reviewBudgets: PromptDefinition = {
       "Steps (each call answers from the server's own sums; do not download every budget to add them up):",
       `1. Totals by status and currency: ${totals}`,
       `2. Pending queue by age: ${call({ status: "pending", group_by: ["age", "currency"] })} gives the count and total per age (0-7, 8-30, 31-60, 61-90, over 90 days) in each currency; then ${call({ status: "pending", sort: "date_asc", limit: 10 })} lists the ten waiting longest.`,
-      `3. Largest pending budgets: for each currency seen in step 1, ${call({ status: "pending", currency: currency ?? "<code>", sort: "total_desc", limit: 3 })}.`,
+      `3. Largest pending budgets: ${call({ status: "pending", sort: "total_desc", limit: 3 })} (the top 3 of each currency, each with its count).`,
       `4. Concentration: ${call({ group_by: ["cost_center", "currency"] })} and ${call({ group_by: ["third_party", "currency"] })} (each with a subtotal per cost center or third party across currencies); name the largest share within each currency.`,
-      `5. Second look: page through ${call({ all: true })} (follow next_start until it is null) and list budgets with a discount other than 0, budgets with line_count 0 (no lines), and work orders (wo_folio) that have two or more budgets.`,
+      `5. Second look: ${call({ group_by: ["work_order"] })} names the work orders with two or more budgets (folios and statuses); then page through ${call({ all: true })} (follow next_start until it is null) and list budgets with a discount other than 0 and budgets with line_count 0 (no lines).`,
       "",
       "Finish with a short report: one table of totals per status and currency, then the findings of steps 2 to 5, each with folios and amounts with their currency codes.",
     ].join("\n");

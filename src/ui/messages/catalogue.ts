@@ -30,7 +30,8 @@ export interface Say {
 export type DateBasis = "creation_date" | "budget_created" | "initial_date" | "final_date" | "approval_date";
 /** The server's own words for a group's value (not upstream text), which the view translates. */
 export type StatusValue = "pending" | "approved" | "rejected";
-export type StatusLabel = "pending approval" | "approved" | "rejected/cancelled";
+/** The server's status labels; "rejected/cancelled" is an older server's word for "rejected". */
+export type StatusLabel = "pending approval" | "approved" | "rejected" | "rejected/cancelled";
 export type WorkOrderStatus = "in process" | "in review" | "finished" | "cancelled";
 /** The call's filters the head names, by argument. */
 export type FilterKey = "currency" | "cost_center" | "third_party" | "id" | "wo_folio";

@@ -59,7 +59,8 @@ export const en: Catalogue = (say) => ({
     statusLabel: {
       "pending approval": "pending approval",
       approved: "approved",
-      "rejected/cancelled": "rejected/cancelled",
+      rejected: "rejected",
+      "rejected/cancelled": "rejected",
     },
     workOrderStatus: {
       "in process": "in process",

@@ -62,7 +62,8 @@ export const es: Catalogue = (say) => {
       statusLabel: {
         "pending approval": "pendiente de aprobación",
         approved: "aprobado",
-        "rejected/cancelled": "rechazado/anulado",
+        rejected: "rechazado",
+        "rejected/cancelled": "rechazado",
       },
       workOrderStatus: {
         "in process": "en proceso",

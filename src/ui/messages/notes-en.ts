@@ -11,6 +11,11 @@ export const notesEn = (say: Say): Record<NoteCode, NoteMessage> => {
   return {
     result_cut_to_fit: (p) =>
       `Only the first ${p.kept} budgets fit in one result; the next call goes on from budget ${p.next_start}.`,
+    fields_cut: (_p, v) =>
+      say.count(v.records as number, {
+        one: "# budget holds text from the platform too long to show whole: it is cut with “…”.",
+        other: "# budgets hold text from the platform too long to show whole: it is cut with “…”.",
+      }),
     start_past_end: (_p, v) => `This page starts past the last budget: ${budgets(v.total!)} match.`,
     no_match_default_window: () =>
       "The window is the default, the last 30 days: choose a longer period, or another status.",
@@ -62,5 +67,12 @@ export const notesEn = (say: Say): Record<NoteCode, NoteMessage> => {
     history_none: () => "No earlier review of these filters is stored; this one is, for next time.",
     history_unreadable: () => "The stored history could not be read: not compared.",
     changes_within_partial: () => "One of the two reviews is partial: the changes are within what both read.",
+    history_first_review: () =>
+      "No earlier review of these filters is stored to compare with; this one is kept for next time.",
+    history_off: (p) => `Not compared: review history is off (${p.reason}).`,
+    history_unavailable: (p) => `The review history could not be used this time (${p.reason}).`,
+    history_partial: (_p, v) =>
+      `${v.partial === "this" ? "This review" : "The earlier review"} is partial: the changes count only what both read.`,
+    history_not_stored: () => "This review is too large to keep in the history.",
   };
 };

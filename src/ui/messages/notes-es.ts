@@ -12,6 +12,12 @@ export const notesEs = (say: Say): Record<NoteCode, NoteMessage> => {
   return {
     result_cut_to_fit: (p) =>
       `Solo los primeros ${p.kept} presupuestos caben en un resultado; la siguiente llamada sigue desde el presupuesto ${p.next_start}.`,
+    fields_cut: (_p, v) =>
+      say.count(v.records as number, {
+        one: "# presupuesto tiene texto de la plataforma demasiado largo para mostrarlo entero: se corta con “…”.",
+        other:
+          "# presupuestos tienen texto de la plataforma demasiado largo para mostrarlo entero: se corta con “…”.",
+      }),
     start_past_end: (_p, v) =>
       `Esta página empieza después del último presupuesto: coinciden ${budgets(v.total!)}.`,
     no_match_default_window: () =>
@@ -69,5 +75,12 @@ export const notesEs = (say: Say): Record<NoteCode, NoteMessage> => {
     history_unreadable: () => "No se pudo leer el historial guardado: no se comparó.",
     changes_within_partial: () =>
       "Una de las dos revisiones es parcial: los cambios son dentro de lo que ambas leyeron.",
+    history_first_review: () =>
+      "No hay una revisión anterior de estos filtros con qué comparar; esta queda guardada para la próxima vez.",
+    history_off: (p) => `No se comparó: el historial de revisiones está desactivado (${p.reason}).`,
+    history_unavailable: (p) => `El historial de revisiones no se pudo usar esta vez (${p.reason}).`,
+    history_partial: (_p, v) =>
+      `${v.partial === "this" ? "Esta revisión" : "La revisión anterior"} es parcial: los cambios cuentan solo lo que ambas leyeron.`,
+    history_not_stored: () => "Esta revisión es demasiado grande para guardarla en el historial.",
   };
 };

@@ -12,6 +12,11 @@ export const notesPt = (say: Say): Record<NoteCode, NoteMessage> => {
   return {
     result_cut_to_fit: (p) =>
       `Só os primeiros ${p.kept} orçamentos cabem em um resultado; a próxima chamada continua a partir do orçamento ${p.next_start}.`,
+    fields_cut: (_p, v) =>
+      say.count(v.records as number, {
+        one: "# orçamento tem texto da plataforma longo demais para mostrar inteiro: é cortado com “…”.",
+        other: "# orçamentos têm texto da plataforma longo demais para mostrar inteiro: é cortado com “…”.",
+      }),
     start_past_end: (_p, v) =>
       `Esta página começa depois do último orçamento: ${budgets(v.total!)} correspondem.`,
     no_match_default_window: () =>
@@ -69,5 +74,12 @@ export const notesPt = (say: Say): Record<NoteCode, NoteMessage> => {
     history_unreadable: () => "Não foi possível ler o histórico guardado: não foi comparado.",
     changes_within_partial: () =>
       "Uma das duas revisões é parcial: as mudanças são dentro do que ambas leram.",
+    history_first_review: () =>
+      "Não há revisão anterior destes filtros para comparar; esta fica guardada para a próxima vez.",
+    history_off: (p) => `Não comparado: o histórico de revisões está desativado (${p.reason}).`,
+    history_unavailable: (p) => `O histórico de revisões não pôde ser usado desta vez (${p.reason}).`,
+    history_partial: (_p, v) =>
+      `${v.partial === "this" ? "Esta revisão" : "A revisão anterior"} é parcial: as mudanças contam só o que ambas leram.`,
+    history_not_stored: () => "Esta revisão é grande demais para guardar no histórico.",
   };
 };

@@ -68,7 +68,8 @@ export const pt: Catalogue = (say) => {
       statusLabel: {
         "pending approval": "pendente de aprovação",
         approved: "aprovado",
-        "rejected/cancelled": "rejeitado/cancelado",
+        rejected: "rejeitado",
+        "rejected/cancelled": "rejeitado",
       },
       workOrderStatus: {
         "in process": "em andamento",

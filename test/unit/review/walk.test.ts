@@ -47,7 +47,8 @@ describe("WalkState", () => {
     const s = newState();
     drain(s, 1000, () => page(0, 100));
     expect(s.distinct).toBe(100);
-    expect(s.faults.get("repeat")).toMatch(/answered start=\d+ with budgets already read/);
+    expect(s.faults.get("repeat")?.code).toBe("page_repeated");
+    expect(s.faults.get("repeat")?.text).toMatch(/answered start=\d+ with budgets already read/);
     expect(s.finished(1000)).toBe(true);
   });
 
