@@ -49,10 +49,7 @@ export async function runHttp(
       storeHealth: () => served.backends.health(),
       bodyTimeoutMs: settings.bodyTimeoutMs,
       // /healthz: a tenant's token reads its own company's budget only (undefined: the operator, all).
-      healthExtra: (tenant) => {
-        const uses = served.serverSet.budgetUses();
-        return budgetHealth(served.budgets, tenant === undefined ? uses : { [tenant]: uses[tenant] });
-      },
+      healthExtra: (tenant) => budgetHealth(served.budgets, served.serverSet.budgetUses(), tenant),
     });
   } catch (error) {
     throw listenProblem(error, plan) ?? error;
