@@ -48,108 +48,125 @@ export interface ConnectionStats {
 
 type State = "waiting" | "silent" | "active" | "idle" | "answered";
 
-export function boundConnections(server: Server, bounds: ConnectionBounds): () => ConnectionStats {
-  const maxWaiting = bounds.maxWaiting ?? 128;
-  const waitMs = bounds.waitMs ?? 20_000;
-  const lingerMs = bounds.lingerMs ?? 1_000;
-  const state = new WeakMap<Socket, State>();
-  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+/** The connections of one server and their state; each event of the server is one method. */
+class Connections {
+  readonly #state = new WeakMap<Socket, State>();
+  readonly #timers = new WeakMap<Socket, NodeJS.Timeout>();
   /** Admitted connections without a request in progress, longest first (a Set keeps insertion order). */
-  const evictable = new Set<Socket>();
-  const waiting = new Set<Socket>();
-  let open = 0;
-  const stats = { silentClosed: 0, evicted: 0, refused: 0, waitedOut: 0, unfinished: 0 };
+  readonly #evictable = new Set<Socket>();
+  readonly #waiting = new Set<Socket>();
+  #open = 0;
+  readonly stats = { silentClosed: 0, evicted: 0, refused: 0, waitedOut: 0, unfinished: 0 };
 
-  const timer = (socket: Socket, ms: number, then: () => void) => {
-    clearTimeout(timers.get(socket));
-    const t = setTimeout(then, ms);
-    t.unref();
-    timers.set(socket, t);
-  };
-  const setState = (socket: Socket, next: State) => {
-    state.set(socket, next);
-    evictable.delete(socket);
-    if (next === "silent" || next === "idle" || next === "answered") evictable.add(socket);
-  };
-  const evictOldest = (): boolean => {
-    const oldest = evictable.values().next().value;
-    if (oldest === undefined) return false;
-    evictable.delete(oldest);
-    stats.evicted++;
-    oldest.destroy();
-    return true;
-  };
-  const admit = (socket: Socket) => {
-    open++;
-    setState(socket, "silent");
-    timer(socket, bounds.silentMs, () => {
-      if (state.get(socket) !== "silent") return;
-      stats.silentClosed++;
+  constructor(private readonly bounds: Required<ConnectionBounds>) {}
+
+  snapshot(): ConnectionStats {
+    return { open: this.#open, waiting: this.#waiting.size, ...this.stats };
+  }
+
+  /** A new connection: admitted, admitted in place of the oldest evictable one, made to wait, or refused. */
+  connected(socket: Socket): void {
+    socket.once("close", () => this.#closed(socket));
+    if (this.#open < this.bounds.max || this.#evictOldest()) this.#admit(socket);
+    else if (this.#waiting.size < this.bounds.maxWaiting) this.#wait(socket);
+    else {
+      this.stats.refused++;
+      socket.destroy();
+    }
+  }
+
+  /** A request's headers arrived: busy until its response is done. */
+  request(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    clearTimeout(this.#timers.get(socket));
+    this.#set(socket, "active");
+    res.once("close", () => this.#answered(socket, req));
+  }
+
+  #closed(socket: Socket): void {
+    clearTimeout(this.#timers.get(socket));
+    this.#evictable.delete(socket);
+    this.#waiting.delete(socket);
+    const was = this.#state.get(socket);
+    // Refused and waiting connections never counted as open.
+    if (was === undefined || was === "waiting") return;
+    this.#open--;
+    while (this.#open < this.bounds.max && this.#waiting.size > 0) {
+      const next = this.#waiting.values().next().value!;
+      this.#waiting.delete(next);
+      this.#admit(next);
+    }
+  }
+
+  /** The response is done: the connection is idle, or, when the body never came, ended. */
+  #answered(socket: Socket, req: IncomingMessage): void {
+    if (socket.destroyed || this.#state.get(socket) !== "active") return;
+    if (req.complete) this.#set(socket, "idle");
+    else {
+      // Answered before its body arrived: the body is not waited for (the answer needs none).
+      this.stats.unfinished++;
+      this.#set(socket, "answered");
+      socket.end();
+      this.#timer(socket, this.bounds.lingerMs, () => socket.destroy());
+    }
+    // A connection waits for a slot: this one, now without a request, makes room for it.
+    if (this.#waiting.size > 0) this.#evictOldest();
+  }
+
+  #admit(socket: Socket): void {
+    this.#open++;
+    this.#set(socket, "silent");
+    this.#timer(socket, this.bounds.silentMs, () => {
+      if (this.#state.get(socket) !== "silent") return;
+      this.stats.silentClosed++;
       socket.destroy();
     });
     socket.resume();
-  };
-  const admitWaiting = () => {
-    while (open < bounds.max) {
-      const next = waiting.values().next().value;
-      if (next === undefined) return;
-      waiting.delete(next);
-      admit(next);
-    }
-  };
-  const wait = (socket: Socket) => {
-    setState(socket, "waiting");
-    waiting.add(socket);
-    timer(socket, waitMs, () => {
-      if (!waiting.delete(socket)) return;
-      stats.waitedOut++;
+  }
+
+  #wait(socket: Socket): void {
+    this.#set(socket, "waiting");
+    this.#waiting.add(socket);
+    this.#timer(socket, this.bounds.waitMs, () => {
+      if (!this.#waiting.delete(socket)) return;
+      this.stats.waitedOut++;
       socket.destroy();
     });
-  };
+  }
 
-  // No byte is read from a new connection until `admit` resumes it.
+  #evictOldest(): boolean {
+    const oldest = this.#evictable.values().next().value;
+    if (oldest === undefined) return false;
+    this.#evictable.delete(oldest);
+    this.stats.evicted++;
+    oldest.destroy();
+    return true;
+  }
+
+  #set(socket: Socket, next: State): void {
+    this.#state.set(socket, next);
+    this.#evictable.delete(socket);
+    if (next === "silent" || next === "idle" || next === "answered") this.#evictable.add(socket);
+  }
+
+  #timer(socket: Socket, ms: number, then: () => void): void {
+    clearTimeout(this.#timers.get(socket));
+    const t = setTimeout(then, ms);
+    t.unref();
+    this.#timers.set(socket, t);
+  }
+}
+
+export function boundConnections(server: Server, bounds: ConnectionBounds): () => ConnectionStats {
+  const connections = new Connections({
+    maxWaiting: 128,
+    waitMs: 20_000,
+    lingerMs: 1_000,
+    ...bounds,
+  });
+  // No byte is read from a new connection until it is admitted (resumed).
   (server as Server & { pauseOnConnect: boolean }).pauseOnConnect = true;
-  server.on("connection", (socket: Socket) => {
-    socket.once("close", () => {
-      clearTimeout(timers.get(socket));
-      evictable.delete(socket);
-      waiting.delete(socket);
-      const was = state.get(socket);
-      // Refused and waiting connections never counted as open.
-      if (was === undefined || was === "waiting") return;
-      open--;
-      admitWaiting();
-    });
-    if (open < bounds.max || evictOldest()) admit(socket);
-    else if (waiting.size < maxWaiting) wait(socket);
-    else {
-      stats.refused++;
-      socket.destroy();
-    }
-  });
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    clearTimeout(timers.get(socket));
-    setState(socket, "active");
-    res.once("close", () => answered(socket, req));
-  });
-
-  /** The response is done: the connection is idle, or, when the body never came, ended. */
-  const answered = (socket: Socket, req: IncomingMessage) => {
-    if (socket.destroyed || state.get(socket) !== "active") return;
-    if (req.complete) {
-      setState(socket, "idle");
-      // A connection waits for a slot: an idle keep-alive one makes room for it now.
-      if (waiting.size > 0) evictOldest();
-      return;
-    }
-    // Answered before its body arrived: the body is not waited for (the answer needs none).
-    stats.unfinished++;
-    setState(socket, "answered");
-    socket.end();
-    timer(socket, lingerMs, () => socket.destroy());
-    if (waiting.size > 0) evictOldest();
-  };
-
-  return () => ({ open, waiting: waiting.size, ...stats });
+  server.on("connection", (socket: Socket) => connections.connected(socket));
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => connections.request(req, res));
+  return () => connections.snapshot();
 }
