@@ -77,18 +77,20 @@ describe("HTTP edge: connections", () => {
     expect(sockets[1]!.destroyed || sockets[2]!.destroyed).toBe(false);
   });
 
-  it("a request answered before its body arrived: the server ends the connection instead of waiting for the body", async () => {
+  it("a request answered before its body arrived: the answer says the connection ends, and the server ends it instead of waiting for the body", async () => {
     const { stats, speaking } = await serve({ max: 10, silentMs: 600_000, lingerMs: 600_000 });
     const socket = await speaking(
       "POST /refuse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\nabc",
       true,
     );
     // The server's FIN after its answer: it will read no more of this request.
-    expect(await socket.ended).toMatch(/^HTTP\/1\.1 401/);
-    expect(stats()).toMatchObject({ unfinished: 1, open: 1 });
+    const answer = await socket.ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 401/);
+    expect(answer.toLowerCase()).toContain("connection: close");
+    expect(stats()).toMatchObject({ evicted: 0, refused: 0 });
   });
 
-  it("at the cap, an answered connection still trickling its body makes room (the red team's POST /healthz flood)", async () => {
+  it("at the cap, connections answered while their bodies still trickle do not keep a new client out (the red team's POST /healthz flood)", async () => {
     const { stats, port, speaking } = await serve({ max: 2, silentMs: 600_000, lingerMs: 600_000 });
     const head = "POST /refuse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\nabc";
     const tricklers = [await speaking(head, true), await speaking(head, true)];
@@ -96,7 +98,16 @@ describe("HTTP edge: connections", () => {
     await Promise.all(tricklers.map((t) => t.ended));
     const res = await fetch(`http://127.0.0.1:${port}/`);
     expect(await res.text()).toBe("ok");
-    expect(stats()).toMatchObject({ evicted: 1, refused: 0, waiting: 0, unfinished: 2 });
+    expect(stats()).toMatchObject({ refused: 0, waiting: 0 });
+  });
+
+  it("a keep-alive request without a body, answered at once, keeps its connection", async () => {
+    const { speaking } = await serve({ max: 10, silentMs: 600_000 });
+    const socket = await speaking("GET /refuse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await once(socket, "data");
+    const second = once(server!, "request");
+    socket.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await second; // the same connection carried a second request
   });
 
   it("at the cap, an idle keep-alive connection makes room", async () => {

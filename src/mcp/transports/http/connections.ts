@@ -46,6 +46,13 @@ export interface ConnectionStats {
   unfinished: number;
 }
 
+/** Whether a request's body has yet to arrive (one declared and not all read; none declared is none pending). */
+function bodyPending(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
 type State = "waiting" | "silent" | "active" | "idle" | "answered";
 
 /** The connections of one server and their state; each event of the server is one method. */
@@ -80,6 +87,13 @@ class Connections {
     const socket = req.socket;
     clearTimeout(this.#timers.get(socket));
     this.#set(socket, "active");
+    // An answer sent before the body has arrived (a refusal, /healthz) says the connection ends, so
+    // a keep-alive client does not send its next request on a connection about to close.
+    const writeHead = res.writeHead;
+    res.writeHead = ((...args: Parameters<typeof writeHead>) => {
+      if (bodyPending(req) && !res.headersSent) res.setHeader("connection", "close");
+      return writeHead.apply(res, args);
+    }) as typeof writeHead;
     res.once("close", () => this.#answered(socket, req));
   }
 
@@ -101,7 +115,7 @@ class Connections {
   /** The response is done: the connection is idle, or, when the body never came, ended. */
   #answered(socket: Socket, req: IncomingMessage): void {
     if (socket.destroyed || this.#state.get(socket) !== "active") return;
-    if (req.complete) this.#set(socket, "idle");
+    if (!bodyPending(req)) this.#set(socket, "idle");
     else {
       // Answered before its body arrived: the body is not waited for (the answer needs none).
       this.stats.unfinished++;
@@ -167,6 +181,9 @@ export function boundConnections(server: Server, bounds: ConnectionBounds): () =
   // No byte is read from a new connection until it is admitted (resumed).
   (server as Server & { pauseOnConnect: boolean }).pauseOnConnect = true;
   server.on("connection", (socket: Socket) => connections.connected(socket));
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => connections.request(req, res));
+  // Before the server's own handler: an answer it sends at once must already find the hook.
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) =>
+    connections.request(req, res),
+  );
   return () => connections.snapshot();
 }
