@@ -251,7 +251,11 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
       tenant:
         deps.principal === undefined
           ? deps.tenant
-          : JSON.stringify([deps.tenant ?? "", deps.principal.subject ?? null, deps.principal.clientId ?? null]),
+          : JSON.stringify([
+              deps.tenant ?? "",
+              deps.principal.subject ?? null,
+              deps.principal.clientId ?? null,
+            ]),
       cacheScope: options.privateLists ? "private" : "public",
       tasks: deps.tasks,
     },
