@@ -93,6 +93,8 @@ export interface Config {
   idempotencyTtlSeconds?: number | undefined;
   /** Requests one tenant may have in flight over HTTP (MCP_TENANT_MAX_IN_FLIGHT, interface.md §7b); loadConfig sets it (default 16). */
   tenantMaxInFlight?: number | undefined;
+  /** Time a client has to send a request's headers, and then its body, over HTTP (MCP_HTTP_BODY_TIMEOUT_MS, interface.md §9b); loadConfig sets it (default 10000). */
+  httpBodyTimeoutMs?: number | undefined;
   /**
    * The secrets of this configuration (its credentials, and the tokens its clients fetch): what the
    * answers of the server built from it are scrubbed with. loadConfig makes one per call, so each
@@ -234,6 +236,7 @@ function parseValues(env: Env) {
     budgetDiscount: parse<"percent" | "amount" | undefined>("MMS_BUDGET_DISCOUNT", discountValue, undefined),
     idempotencyTtlSeconds: parse("MCP_IDEMPOTENCY_TTL_SECONDS", intIn(60, 30 * 86_400), 86_400),
     tenantMaxInFlight: parse("MCP_TENANT_MAX_IN_FLIGHT", intIn(1, 10_000), 16),
+    httpBodyTimeoutMs: parse("MCP_HTTP_BODY_TIMEOUT_MS", intIn(100, 60_000), 10_000),
     redisTimeoutMs: parse("MCP_REDIS_TIMEOUT_MS", intIn(10, 60_000), 1000),
     taskTtlSeconds: parse("MMS_TASK_TTL_SECONDS", intIn(10, 7 * 86_400), 900),
     // Unset: undefined, and the budget query's own default (src/domain/period.ts) applies.
@@ -298,6 +301,7 @@ export function loadConfig(env: Env): Config {
     logLevel: values.logLevel,
     idempotencyTtlSeconds: values.idempotencyTtlSeconds,
     tenantMaxInFlight: values.tenantMaxInFlight,
+    httpBodyTimeoutMs: values.httpBodyTimeoutMs,
     secrets,
     ...(budgetDiscount === undefined ? {} : { budgetDiscount }),
     ...(values.budgetLookbackDays === undefined ? {} : { budgetLookbackDays: values.budgetLookbackDays }),

@@ -181,6 +181,7 @@ export const VARIABLES: readonly Variable[] = [
     secret: true,
   },
   { name: "MCP_TENANT_MAX_IN_FLIGHT", group: "http", summary: "requests in flight per tenant (default 16)" },
+  { name: "MCP_HTTP_BODY_TIMEOUT_MS", group: "http", summary: "time to send a request body (default 10000)" },
   { name: "MCP_IDEMPOTENCY_TTL_SECONDS", group: "http", summary: "how long a key's outcome is kept (86400)" },
   {
     name: "MMS_TASK_TTL_SECONDS",

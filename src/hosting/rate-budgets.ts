@@ -75,8 +75,11 @@ export async function withSharedResumeKey(config: Config, budgets: RateBudgets):
 export function budgetHealth(
   budgets: RateBudgets,
   uses: Record<string, BudgetUse | undefined>,
+  /** One tenant's /healthz (interface.md §9b): its own company only; undefined: every one. */
+  only?: string,
 ): { request_budget: Record<string, unknown> } {
   const companies: Record<string, BudgetUse> = {};
-  for (const [name, use] of Object.entries(uses)) if (use !== undefined) companies[name] = use;
+  for (const [name, use] of Object.entries(uses))
+    if (use !== undefined && (only === undefined || name === only)) companies[name] = use;
   return { request_budget: { ...budgets.health(), companies } };
 }

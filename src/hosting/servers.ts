@@ -3,7 +3,8 @@
  * MCP_TENANTS_FILE (its own clients, token cache, idempotency namespace and tool set), over the
  * idempotency backends of ./idempotency.ts (Redis shared by all, or a memory share per tenant). The
  * transports pick a server by the request's tenant; an unknown tenant is a bug, never another
- * tenant's server. Each tenant also has its own MCP task store, so a task is found only by its tenant.
+ * tenant's server. Each tenant also has its own MCP task store, so a task is found only by its tenant,
+ * and within it only by who made it (the static token, or one OAuth subject and client).
  * Each server answers with its own configuration's secrets scrubbed (never another tenant's). With
  * tenants, a tenant's clients warm up (HTTP client loaded, token fetched) on its first request, not
  * all at start: many tenants must not mean a burst of token requests when a replica starts.
@@ -19,10 +20,10 @@ import { VERSION } from "../config/version.js";
 import type { ProcessHistory } from "../domain/review/history.js";
 import { createReviewServices, type ProcessReviews } from "../domain/review/services.js";
 import { IdempotencyStore } from "../idempotency/store.js";
-import { type Caller, mayCall } from "../mcp/caller.js";
+import { type Caller, mayCall, READ_SCOPE, WRITE_SCOPE } from "../mcp/caller.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
 import { createServer, type ServerDeps, type ServerOptions } from "../mcp/server.js";
-import { TaskStore } from "../mcp/tasks.js";
+import { ownerOf, TaskStore } from "../mcp/tasks.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { IdempotencyBackends } from "./idempotency.js";
 import type { RateBudgets } from "./rate-budgets.js";
@@ -43,6 +44,8 @@ export interface ServerSetOptions {
   stopping: AbortSignal;
   /** Where reviews are remembered (interface.md §6e); none when undefined. */
   history?: ProcessHistory | undefined;
+  /** tools/list depends on the caller (OAuth scopes): every list is announced private (interface.md §9b). */
+  callerDependentLists?: boolean;
 }
 
 /**
@@ -146,8 +149,9 @@ export function tenantServer(
   const serverOptions = {
     tools,
     confirmWrites: options.confirmWrites,
-    // A tenant's tool list is its own: shared caches must not serve it to another tenant.
-    ...(name === undefined ? {} : { privateLists: true }),
+    // A tenant's tool list is its own, and with OAuth each token's: shared caches must not serve
+    // one caller's list to another.
+    ...(name === undefined && !options.callerDependentLists ? {} : { privateLists: true }),
   };
   return {
     clients: deps.clients,
@@ -210,16 +214,24 @@ export function serverForCaller(
   if (caller?.scopes === undefined && caller?.subject === undefined && caller?.clientId === undefined)
     return createServer(deps, serverOptions);
   const principal = { subject: caller.subject, clientId: caller.clientId };
+  const writers = new Set(serverOptions.tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name));
   return createServer(
     {
       ...deps,
       // Who did it: the token's names (never the token) in the audit log and the spans.
       logger: deps.logger.child({ sub: principal.subject, client_id: principal.clientId }),
       principal,
+      // Its own tasks only, read with the scope their tool needs (interface.md §9b).
+      tasks:
+        deps.tasks instanceof TaskStore
+          ? deps.tasks.for(ownerOf(caller), (tool) => (writers.has(tool) ? WRITE_SCOPE : READ_SCOPE))
+          : deps.tasks,
     },
     {
       ...serverOptions,
       tools: serverOptions.tools.filter((t) => mayCall(caller, !t.annotations.readOnlyHint)),
+      // The list depends on the token's scopes.
+      privateLists: true,
     },
   );
 }

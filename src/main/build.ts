@@ -73,6 +73,8 @@ export async function buildServers(
     rateBudgets: budgets,
     signer,
     stopping: stopping.signal,
+    // OAuth or the demo's: tools/list depends on the token's scopes.
+    callerDependentLists: settings.hosting.oauth !== undefined || plan.oauthDemo,
   });
   open.add(() => serverSet.clients.close());
   return { serverSet, backends, budgets, stopping };

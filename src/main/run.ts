@@ -24,6 +24,7 @@ export async function runHttp(
     tenantMaxInFlight: Config["tenantMaxInFlight"];
     oauth: ResourceServerConfig | undefined;
     writerTools: ReadonlySet<string>;
+    bodyTimeoutMs?: number | undefined;
   },
   served: Served,
   logger: Logger,
@@ -46,7 +47,9 @@ export async function runHttp(
       version: VERSION,
       abandon: () => served.stopping.abort(),
       storeHealth: () => served.backends.health(),
-      healthExtra: () => budgetHealth(served.budgets, served.serverSet.budgetUses()),
+      bodyTimeoutMs: settings.bodyTimeoutMs,
+      // /healthz: a tenant's token reads its own company's budget only (undefined: the operator, all).
+      healthExtra: (tenant) => budgetHealth(served.budgets, served.serverSet.budgetUses(), tenant),
     });
   } catch (error) {
     throw listenProblem(error, plan) ?? error;

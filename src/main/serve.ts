@@ -56,6 +56,7 @@ export async function serve(plan: ServePlan, env: Env): Promise<number> {
         httpToken: config.httpToken,
         tenants,
         tenantMaxInFlight: config.tenantMaxInFlight,
+        bodyTimeoutMs: config.httpBodyTimeoutMs,
         oauth: hosting.oauth,
         writerTools: new Set(tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name)),
       },

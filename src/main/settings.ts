@@ -100,7 +100,9 @@ export function hostingSettings(env: Env, plan: ServePlan, logger: Logger): Host
       "MCP_TENANTS_FILE cannot be combined with --sandbox: each tenant names its own upstream (start a sandbox with `maintenance-mcp sandbox` and point a tenant at it)",
     );
   if (tenantsFile !== undefined && value("MCP_HTTP_TOKEN") !== undefined)
-    logger.warn("MCP_HTTP_TOKEN is ignored: MCP_TENANTS_FILE gives each tenant its own bearer token");
+    logger.warn(
+      "MCP_HTTP_TOKEN opens only /healthz's details of every tenant (the operator's view): MCP_TENANTS_FILE gives each tenant its own bearer token for /mcp",
+    );
   const ignoredUpstream = UPSTREAM_VARIABLES.filter((name) => value(name) !== undefined);
   if (tenantsFile !== undefined && ignoredUpstream.length > 0)
     logger.warn(
@@ -144,12 +146,10 @@ export async function loadServeConfig(
   if (tenantsFile === undefined) return { config: loadConfig(effectiveEnv), tenants: undefined };
   const { loadTenants } = await import("../hosting/tenants.js");
   const tenants = loadTenants(tenantsFile, env);
-  // The MMS_* and MCP_HTTP_TOKEN of the environment are replaced by the tenants file, except the
-  // process-wide MMS_* settings (one task store policy for every tenant).
+  // The MMS_* of the environment are replaced by the tenants file, except the process-wide MMS_*
+  // settings (one task store policy for every tenant). MCP_HTTP_TOKEN stays: the operator's /healthz.
   const shared = Object.fromEntries(
-    Object.entries(env).filter(
-      ([k]) => (!k.startsWith("MMS_") || PROCESS_WIDE_MMS.has(k)) && k !== "MCP_HTTP_TOKEN",
-    ),
+    Object.entries(env).filter(([k]) => !k.startsWith("MMS_") || PROCESS_WIDE_MMS.has(k)),
   );
   // Validated with the first tenant's upstream (already valid), so only the shared settings can fail.
   const first = tenants[0]!.config;

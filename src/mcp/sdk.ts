@@ -45,7 +45,7 @@ import {
 import { z } from "zod";
 import { BeforeSendSignal } from "../errors/api-error.js";
 import type { Caller } from "./caller.js";
-import { TaskLimitError, type TaskStore, type TaskView } from "./tasks.js";
+import { type TaskAccess, TaskLimitError, type TaskView } from "./tasks.js";
 
 export type { CallToolResult, GetPromptResult, JSONRPCMessage, ReadResourceResult };
 export type ToolListing = Tool;
@@ -219,8 +219,8 @@ export interface ProtocolServerOptions {
   tenant?: string | undefined;
   /** cacheScope of the list results: "private" when they depend on who asks (a tenant's tool set). */
   cacheScope?: "public" | "private";
-  /** This tenant's tasks: with it the server declares tasks (2025 capability, 2026 extension). */
-  tasks?: TaskStore | undefined;
+  /** The caller's tasks (its own, of its tenant): with it the server declares tasks (2025 capability, 2026 extension). */
+  tasks?: TaskAccess | undefined;
 }
 
 export function createProtocolServer(
@@ -328,7 +328,7 @@ class ToolServer extends Server {
     private readonly handlers: ProtocolHandlers,
     private readonly signer: StateSigner,
     private readonly tenant: string,
-    private readonly tasks: TaskStore | undefined,
+    private readonly tasks: TaskAccess | undefined,
     ...rest: ConstructorParameters<typeof Server>
   ) {
     super(...rest);
@@ -427,7 +427,7 @@ class ToolServer extends Server {
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}.`);
         }
         return result;
-      });
+      }, name);
     } catch (error) {
       if (error instanceof TaskLimitError)
         throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
@@ -541,7 +541,7 @@ const unknownTask = (taskId: string) =>
  * SDK's way in for tasks/get and tasks/cancel on 2026 (names the extension re-defines) and for
  * tasks/update (an extension method); on 2025 the same handlers answer the spec's methods.
  */
-function registerTaskMethods(server: Server, tasks: TaskStore): void {
+function registerTaskMethods(server: Server, tasks: TaskAccess): void {
   const modern = (ctx: ServerContext) => {
     if (envelope(ctx, PROTOCOL_VERSION_META_KEY) === undefined) return false;
     if (!offersTasks(ctx)) {

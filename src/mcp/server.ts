@@ -34,7 +34,7 @@ import {
   type StateSigner,
   type ToolListing,
 } from "./sdk.js";
-import type { TaskStore } from "./tasks.js";
+import type { TaskAccess } from "./tasks.js";
 
 export interface ServerDeps {
   clients: Clients;
@@ -67,8 +67,8 @@ export interface ServerDeps {
   budgetLookbackDays?: number | undefined;
   /** The clock tools read (tests fix it); default the system clock. */
   now?: () => Date;
-  /** This tenant's MCP tasks (outlive any one connection); without it the server offers no tasks. */
-  tasks?: TaskStore | undefined;
+  /** The caller's MCP tasks in its tenant's store (outlive any one connection); without it the server offers no tasks. */
+  tasks?: TaskAccess | undefined;
   /** This tenant's review services (snapshots, bytes in flight, deadline); default: the server's own, with the defaults of interface.md §6c. */
   reviews?: ReviewServices;
 }
@@ -285,7 +285,15 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
     },
     {
       signer: deps.signer ?? processSigner,
-      tenant: deps.tenant,
+      // Confirmation state is bound to the tenant and, with OAuth, to the token's subject and client.
+      tenant:
+        deps.principal === undefined
+          ? deps.tenant
+          : JSON.stringify([
+              deps.tenant ?? "",
+              deps.principal.subject ?? null,
+              deps.principal.clientId ?? null,
+            ]),
       cacheScope: options.privateLists ? "private" : "public",
       tasks: deps.tasks,
     },

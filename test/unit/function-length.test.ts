@@ -14,19 +14,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const LAYERS = ["src/mcp", "src/domain", "src/config", "src/hosting", "tools"];
 const MAX_LINES = 60;
 
-/**
- * Owned by issue 34/36 branches, to be removed at merge: functions other branches are splitting
- * while they change them (`file#name`).
- */
-const ALLOWED = new Set([
-  "src/mcp/transports/http.ts#startHttp",
-  "src/mcp/transports/http/oauth/index.ts#oauthAuthentication",
-  "src/mcp/transports/http/oauth/verify.ts#createVerifier",
-  "tools/query-budgets.ts#handler",
-]);
-
 interface Measured {
-  /** `file#name`, the key of ALLOWED. */
+  /** `file#name`. */
   key: string;
   /** `file:line name (N lines)`, what a failure names. */
   label: string;
@@ -102,11 +91,6 @@ describe("function length", () => {
   it(`no function in ${LAYERS.join(", ")} is over ${MAX_LINES} lines`, () => {
     // The layers are read: the check cannot pass by finding nothing.
     expect(measured.length).toBeGreaterThan(300);
-    expect(long.filter((m) => !ALLOWED.has(m.key)).map((m) => m.label)).toEqual([]);
-  });
-
-  it("the allow-list names only functions still over the limit (remove an entry once it is split)", () => {
-    const stillLong = new Set(long.map((m) => m.key));
-    expect([...ALLOWED].filter((key) => !stillLong.has(key))).toEqual([]);
+    expect(long.map((m) => m.label)).toEqual([]);
   });
 });

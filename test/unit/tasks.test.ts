@@ -1,12 +1,17 @@
 /** The task store alone, on an injected clock: states, progress, cancel, TTL from the end, the bound. */
 import { describe, expect, it, vi } from "vitest";
-import { TaskLimitError, TaskStore } from "../../src/mcp/tasks.js";
+import { ownerOf, TaskLimitError, TaskScopeError, TaskStore } from "../../src/mcp/tasks.js";
 
 const T0 = Date.parse("2026-11-20T12:00:00Z");
 
-function setup(options: { ttlMs?: number; maxTasks?: number } = {}) {
+function setup(options: { ttlMs?: number; maxTasks?: number; maxTenantTasks?: number } = {}) {
   let now = T0;
-  const store = new TaskStore({ ttlMs: options.ttlMs ?? 1000, maxTasks: options.maxTasks, now: () => now });
+  const store = new TaskStore({
+    ttlMs: options.ttlMs ?? 1000,
+    maxTasks: options.maxTasks,
+    maxTenantTasks: options.maxTenantTasks,
+    now: () => now,
+  });
   return { store, advance: (ms: number) => (now += ms) };
 }
 
@@ -133,6 +138,59 @@ describe("TaskStore", () => {
     await tick();
     store.close();
     expect(job.signal.aborted).toBe(true);
+  });
+
+  describe("owners (interface.md §9b)", () => {
+    const alice = ownerOf({ tenant: "t", subject: "alice", clientId: "host", scopes: ["mms:read"] });
+    const bob = ownerOf({ tenant: "t", subject: "bob", clientId: "host", scopes: ["mms:read"] });
+    const scopeOf = () => "mms:read";
+
+    it("a task is its owner's alone: another subject, another client or the static token finds nothing", async () => {
+      const { store } = setup();
+      const mine = store.for(alice, scopeOf);
+      const job = controlled();
+      const task = mine.start(job.work, "query_budgets");
+      for (const other of [
+        store.for(bob, scopeOf),
+        store.for(ownerOf({ tenant: "t", subject: "alice", clientId: "other", scopes: ["mms:read"] })),
+        store,
+      ]) {
+        expect(other.get(task.taskId)).toBeUndefined();
+        expect(other.cancel(task.taskId)).toBeUndefined();
+        expect(await other.settled(task.taskId)).toBeUndefined();
+        expect(other.list()).toEqual([]);
+      }
+      await tick();
+      job.finish({ content: [] });
+      expect((await mine.settled(task.taskId))?.status).toBe("completed");
+      expect(mine.list().map((t) => t.taskId)).toEqual([task.taskId]);
+    });
+
+    it("the owner's token without the tool's scope reads neither status nor result; it may still cancel", async () => {
+      const { store } = setup();
+      const task = store.for(alice, scopeOf).start(controlled().work, "query_budgets");
+      const writeOnly = store.for(
+        ownerOf({ tenant: "t", subject: "alice", clientId: "host", scopes: ["mms:write"] }),
+        scopeOf,
+      );
+      expect(() => writeOnly.get(task.taskId)).toThrow(TaskScopeError);
+      await expect(writeOnly.settled(task.taskId)).rejects.toThrow(/needs the scope mms:read/);
+      expect(writeOnly.cancel(task.taskId)?.status).toBe("cancelled");
+    });
+
+    it("each owner has its own bound: alice's full slots never refuse bob, and the refusal is about alice's own tasks", () => {
+      const { store } = setup({ maxTasks: 2, maxTenantTasks: 3 });
+      const a = store.for(alice, scopeOf);
+      a.start(controlled().work);
+      a.start(controlled().work);
+      expect(() => a.start(controlled().work)).toThrow(
+        /2 of your tasks are already running \(the bound of each user and client\)/,
+      );
+      const b = store.for(bob, scopeOf);
+      expect(b.start(controlled().work).status).toBe("working");
+      // The tenant's bound (3) is reached by everyone together: it says so.
+      expect(() => b.start(controlled().work)).toThrow(/3 tasks of your tenant are already running/);
+    });
   });
 });
 

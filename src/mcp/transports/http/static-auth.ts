@@ -69,7 +69,8 @@ function staticRefusal(mode: StaticMode, sentBearer: boolean): Refusal {
   };
 }
 
-function sameSecret(given: string, expected: string): boolean {
+/** Constant-time comparison of a presented token with the expected one. */
+export function sameSecret(given: string, expected: string): boolean {
   // Hash both sides so lengths match and timing reveals nothing.
   const a = createHash("sha256").update(given).digest();
   const b = createHash("sha256").update(expected).digest();

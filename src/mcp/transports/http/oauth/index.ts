@@ -23,9 +23,62 @@ export interface OAuthOptions {
   verify?: (token: string) => Promise<Verification>;
 }
 
+/** The refusals of this resource server: 401 invalid_token, 403 with a reason, 403 insufficient_scope, the sign-in 401. */
+function refusalsOf(config: ResourceServerConfig) {
+  const identity = { issuer: config.issuer, publicUrl: config.publicUrl };
+  return {
+    invalid: (description: string): Refusal => ({
+      status: 401,
+      challenge: bearerChallenge(identity, READ_SCOPE, { code: "invalid_token", description }),
+      message: `Unauthorized: ${description}. Sign in again to get a new access token for ${config.publicUrl}.`,
+    }),
+    forbidden: (message: string): Refusal => ({
+      status: 403,
+      challenge: `Bearer resource_metadata="${new URL(metadataUrl(config.publicUrl)).href}", error_description="${message.replace(/["\\]/g, "'")}"`,
+      message: `Forbidden: ${message}`,
+    }),
+    signIn: (): Refusal => ({
+      status: 401,
+      challenge: bearerChallenge(identity, READ_SCOPE),
+      message: `Unauthorized: sign in with OAuth (the authorization server is ${config.issuer}; this server's metadata is at ${metadataUrl(config.publicUrl)}).`,
+    }),
+    insufficientScope(scopes: readonly string[]): Refusal {
+      const needed = scopes.includes(WRITE_SCOPE) ? `${READ_SCOPE} ${WRITE_SCOPE}` : READ_SCOPE;
+      const description = `this call needs the scope ${scopes.join(" ")}, which the access token does not grant`;
+      return {
+        status: 403,
+        challenge: bearerChallenge(identity, needed, { code: "insufficient_scope", description }),
+        message: `Forbidden: ${description}; sign in again and grant ${needed}.`,
+      };
+    },
+  };
+}
+
+/**
+ * With tenants: the tenant the token's MCP_OAUTH_TENANT_CLAIM names, or the 403 message (naming the
+ * claim, never its value nor the tenants). Without: no tenant.
+ */
+export function tenantOfClaims(
+  claims: Record<string, unknown>,
+  claim: string | undefined,
+  tenantByClaim: ((value: string) => string | undefined) | undefined,
+): { tenant: string | undefined } | { refused: string } {
+  if (tenantByClaim === undefined || claim === undefined) return { tenant: undefined };
+  const value = claims[claim];
+  if (typeof value !== "string" || value === "")
+    return {
+      refused: `the access token carries no "${claim}" claim (MCP_OAUTH_TENANT_CLAIM), so it names no tenant of this server; ask your administrator to add it`,
+    };
+  const tenant = tenantByClaim(value);
+  if (tenant === undefined)
+    return {
+      refused: `the access token's "${claim}" claim (MCP_OAUTH_TENANT_CLAIM) names no tenant of this server; ask your administrator`,
+    };
+  return { tenant };
+}
+
 export function oauthAuthentication(options: OAuthOptions): Authenticator {
   const { config } = options;
-  const identity = { issuer: config.issuer, publicUrl: config.publicUrl };
   const verify =
     options.verify ??
     createVerifier({
@@ -35,63 +88,27 @@ export function oauthAuthentication(options: OAuthOptions): Authenticator {
       introspection: config.introspection,
     });
   const paths = metadataPaths(config.publicUrl);
-  const document = protectedResourceMetadata(identity);
-  const invalid = (description: string): Refusal => ({
-    status: 401,
-    challenge: bearerChallenge(identity, READ_SCOPE, { code: "invalid_token", description }),
-    message: `Unauthorized: ${description}. Sign in again to get a new access token for ${config.publicUrl}.`,
-  });
-  const forbidden = (message: string): Refusal => ({
-    status: 403,
-    challenge: `Bearer resource_metadata="${new URL(metadataUrl(config.publicUrl)).href}", error_description="${message.replace(/["\\]/g, "'")}"`,
-    message: `Forbidden: ${message}`,
-  });
-
+  const document = protectedResourceMetadata({ issuer: config.issuer, publicUrl: config.publicUrl });
+  const refusals = refusalsOf(config);
   return {
     scheme: "oauth",
     async authenticate({ bearer }) {
       if (bearer === undefined) return { kind: "unknown" };
       const result = await verify(bearer);
-      if (!result.ok) return { kind: "refused", refusal: invalid(result.reason) };
+      if (!result.ok) return { kind: "refused", refusal: refusals.invalid(result.reason) };
       const { subject, clientId, scopes, claims } = result.token;
-      let tenant: string | undefined;
-      if (options.tenantByClaim !== undefined && config.tenantClaim !== undefined) {
-        const claim = config.tenantClaim;
-        const value = claims[claim];
-        if (typeof value !== "string" || value === "")
-          return {
-            kind: "refused",
-            refusal: forbidden(
-              `the access token carries no "${claim}" claim (MCP_OAUTH_TENANT_CLAIM), so it names no tenant of this server; ask your administrator to add it`,
-            ),
-          };
-        tenant = options.tenantByClaim(value);
-        if (tenant === undefined)
-          return {
-            kind: "refused",
-            refusal: forbidden(
-              `the access token's "${claim}" claim (MCP_OAUTH_TENANT_CLAIM) names no tenant of this server; ask your administrator`,
-            ),
-          };
-      }
-      return {
-        kind: "accepted",
-        caller: {
-          tenant,
-          scopes,
-          ...(subject === undefined ? {} : { subject }),
-          ...(clientId === undefined ? {} : { clientId }),
-        },
+      const found = tenantOfClaims(claims, config.tenantClaim, options.tenantByClaim);
+      if ("refused" in found) return { kind: "refused", refusal: refusals.forbidden(found.refused) };
+      const caller = {
+        tenant: found.tenant,
+        scopes,
+        ...(subject === undefined ? {} : { subject }),
+        ...(clientId === undefined ? {} : { clientId }),
       };
+      return { kind: "accepted", caller };
     },
-    unauthorized(sentBearer) {
-      if (sentBearer) return invalid("the access token is not valid");
-      return {
-        status: 401,
-        challenge: bearerChallenge(identity, READ_SCOPE),
-        message: `Unauthorized: sign in with OAuth (the authorization server is ${config.issuer}; this server's metadata is at ${metadataUrl(config.publicUrl)}).`,
-      };
-    },
+    unauthorized: (sentBearer) =>
+      sentBearer ? refusals.invalid("the access token is not valid") : refusals.signIn(),
     discovery(path) {
       if (!paths.has(path)) return undefined;
       // A browser-based host (the MCP Inspector) reads the metadata across origins.
@@ -101,14 +118,6 @@ export function oauthAuthentication(options: OAuthOptions): Authenticator {
         headers: { "access-control-allow-origin": "*", "cache-control": "max-age=3600" },
       };
     },
-    insufficientScope(scopes) {
-      const needed = scopes.includes(WRITE_SCOPE) ? `${READ_SCOPE} ${WRITE_SCOPE}` : READ_SCOPE;
-      const description = `this call needs the scope ${scopes.join(" ")}, which the access token does not grant`;
-      return {
-        status: 403,
-        challenge: bearerChallenge(identity, needed, { code: "insufficient_scope", description }),
-        message: `Forbidden: ${description}; sign in again and grant ${needed}.`,
-      };
-    },
+    insufficientScope: refusals.insufficientScope,
   };
 }
