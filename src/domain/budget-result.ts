@@ -25,9 +25,11 @@ import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
 import type { Changes } from "./review/history-compare.js";
-import type { Ranking } from "./review/result.js";
 import { jsonLine, shown } from "./upstream-text.js";
 import type { RepeatedWorkOrder } from "./work-orders.js";
+
+/** One currency's part of a ranking by amount (interface.md §8b): its matches and how many are shown. */
+export type Ranking = { currency: string; currency_unmapped?: true; matched: number; returned: number };
 
 export type View = "compact" | "detail" | "full";
 export type Shaped = { folio: string; [field: string]: unknown };

@@ -4,7 +4,7 @@
  * read and a snapshot read earlier: the result depends on the records, not on where they came from.
  */
 import { alsoKeep, type BasisFilter, basisFilter, monthOf } from "../basis.js";
-import type { Shaped, View } from "../budget-result.js";
+import type { Ranking, Shaped, View } from "../budget-result.js";
 import { fitRecords, shapeAll } from "../budget-result.js";
 import {
   cmp,
@@ -114,7 +114,7 @@ export interface TopFigures extends Matched {
 }
 
 /** One currency's part of a ranking by amount (interface.md §8b "Largest means largest in each currency"). */
-export type Ranking = { currency: string; currency_unmapped?: true; matched: number; returned: number };
+export type { Ranking };
 
 const ranksByTotal = (sort: Sort | undefined) => sort === "total_desc" || sort === "total_asc";
 
