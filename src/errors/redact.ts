@@ -123,9 +123,22 @@ const WRAPS = /\r?\n|\\r\\n|\\n/g;
 
 /** Letter case folded one character at a time (as the "i" flag compares), so that a fold of a text contains the fold of each of its parts. */
 function fold(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is what the quick path tests for
-  if (/^[\u0000-\u007f]*$/.test(text)) return text.toLowerCase();
-  return Array.from(text, (ch) => ch.toUpperCase().toLowerCase()).join("");
+  // Each non-ASCII code point folded on its own (no context: a capital sigma is always σ), then the
+  // ASCII letters; lowering what is already folded changes nothing. Per character over a whole
+  // 40 KB result with accented names cost 7 ms a call and most of its garbage.
+  return text.replace(NON_ASCII, foldChar).toLowerCase();
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: everything outside ASCII is what it matches
+const NON_ASCII = /[^\u0000-\u007f]/gu;
+const FOLDED = new Map<string, string>();
+function foldChar(ch: string): string {
+  let folded = FOLDED.get(ch);
+  if (folded === undefined) {
+    folded = ch.toUpperCase().toLowerCase();
+    if (FOLDED.size < 4096) FOLDED.set(ch, folded);
+  }
+  return folded;
 }
 
 /** What the plain-string check reads of one text, each part computed once whatever the number of secrets. */
