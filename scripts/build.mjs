@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /**
- * The second step of `npm run build` (after `tsc -p tsconfig.build.json` wrote dist/src and
- * dist/tools): esbuild bundles the compiled binary into dist/bin/, the `maintenance-mcp` bin that
- * ships. Node's ES module loader costs about as much per module as the code in it, and the
+ * `npm run build` (after scripts/check-node.cjs). First esbuild transpiles src/ and tools/ file by
+ * file to dist/src and dist/tools (what the benchmarks and scripts import). It type-checks nothing:
+ * `npm run typecheck` does (CI runs it, and so does `prepack`); tsc's emit took ~20 s of every build,
+ * twice per CI run, to write what esbuild writes in under a second (isolatedModules and
+ * verbatimModuleSyntax in tsconfig.json make the two emits the same, file by file). Then esbuild
+ * bundles the server into dist/bin/, the `maintenance-mcp` bin that ships. Node's ES module loader costs about as much per module as the code in it, and the
  * unbundled server loads 164 of them (ours, zod's, the SDK's) before it answers `tools/list`.
  * IMPORTANT: code splitting stays on: each `import()` (the server behind the version check, the
  * sandbox, the HTTP transport, undici, hawk, OpenTelemetry, Redis, hosting) stays a chunk loaded on
@@ -129,6 +132,28 @@ async function buildView() {
   return { html, inputs: script.metafile.inputs };
 }
 
+/** src/ and tools/ (not src/ui/, the browser's), one .js per .ts under dist/: no bundle, no types checked. */
+async function transpile() {
+  const sources = ["src", "tools"].flatMap((dir) =>
+    readdirSync(join(root, dir), { recursive: true })
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+      .map((f) => join(dir, f))
+      .filter((f) => !f.startsWith(join("src", "ui"))),
+  );
+  for (const dir of ["src", "tools"]) rmSync(join(root, "dist", dir), { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: sources,
+    outdir: "dist",
+    outbase: ".",
+    format: "esm",
+    platform: "node",
+    target: "es2022",
+    logLevel: "warning",
+  });
+}
+
+await transpile();
 rmSync(outdir, { recursive: true, force: true });
 const view = await buildView();
 const { metafile } = await build({

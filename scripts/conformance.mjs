@@ -79,9 +79,7 @@ function newest(dir) {
 function buildIfNeeded() {
   const sources = Math.max(newest(join(ROOT, "src")), newest(join(ROOT, "tools")));
   if (existsSync(BIN) && statSync(BIN).mtimeMs >= sources) return;
-  log("dist/ is missing or older than the sources: building (tsc -p tsconfig.build.json, scripts/build.mjs)");
-  const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+  log("dist/ is missing or older than the sources: building (scripts/build.mjs)");
   execFileSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: "inherit" });
 }
 

@@ -12,7 +12,10 @@ export interface FaultResponse {
 }
 
 export interface FaultController {
-  /** Added delay before answering; `route` is a path prefix ("/api/wo_budget", "/hub"), omitted = all. */
+  /**
+   * Added delay before answering; `route` is a path prefix ("/api/wo_budget", "/hub"), omitted = all. Changing a
+   * route's latency (0 removes it) releases the requests it holds now, as `reset()` releases every one.
+   */
   latency(ms: number, route?: string): void;
   /** The next `count` matching requests get this raw response instead of the real one. */
   failNext(route: string, count: number, response: FaultResponse): void;
@@ -35,6 +38,8 @@ export interface FaultController {
 /** What the server must do with one request, decided by the active faults. */
 export interface FaultDecision {
   delayMs: number;
+  /** The latency setting `delayMs` comes from (its route; undefined: every route). */
+  delayRoute?: string | undefined;
   action: { kind: "none" } | { kind: "fail"; response: FaultResponse } | { kind: "reset" };
 }
 
@@ -57,6 +62,8 @@ export class Faults implements FaultController {
   staleHawkStatus: 401 | 407 = 401;
   tokenDown = false;
   #latencies: { route: string | undefined; ms: number }[] = [];
+  /** Requests waiting out a latency, by the route of the setting that holds them: a new setting releases them. */
+  #held = new Map<string | undefined, Set<() => void>>();
   #armed: Armed<{ kind: "fail"; response: FaultResponse } | { kind: "reset" }>[] = [];
   readonly #onExpireTokens: () => void;
 
@@ -68,6 +75,28 @@ export class Faults implements FaultController {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError("latency: ms must be a non-negative number");
     this.#latencies = this.#latencies.filter((l) => l.route !== route);
     if (ms > 0) this.#latencies.push({ route, ms });
+    this.#release(route);
+  }
+
+  /** Waits out the request's latency (`decide`'s delayMs), or less when its setting changes meanwhile. */
+  hold(decision: FaultDecision): Promise<void> {
+    if (decision.delayMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const held = this.#held.get(decision.delayRoute) ?? new Set();
+      this.#held.set(decision.delayRoute, held);
+      const done = () => {
+        clearTimeout(timer);
+        held.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, decision.delayMs);
+      held.add(done);
+    });
+  }
+
+  #release(route: string | undefined): void {
+    for (const done of this.#held.get(route) ?? []) done();
+    this.#held.delete(route);
   }
 
   failNext(route: string, count: number, response: FaultResponse): void {
@@ -106,6 +135,7 @@ export class Faults implements FaultController {
     this.staleHawkStatus = 401;
     this.tokenDown = false;
     this.#latencies = [];
+    for (const route of [...this.#held.keys()]) this.#release(route);
     this.#armed = [];
     for (const key of Object.keys(this.requestCount)) delete this.requestCount[key];
   }
@@ -115,14 +145,18 @@ export class Faults implements FaultController {
     const key = `${method} ${path}`;
     this.requestCount[key] = (this.requestCount[key] ?? 0) + 1;
     let delayMs = 0;
+    let delayRoute: string | undefined;
     for (const l of this.#latencies) {
-      if (l.route === undefined || routeMatches(l.route, method, path)) delayMs = Math.max(delayMs, l.ms);
+      if ((l.route === undefined || routeMatches(l.route, method, path)) && l.ms > delayMs) {
+        delayMs = l.ms;
+        delayRoute = l.route;
+      }
     }
     const armed = this.#armed.find((a) => a.remaining > 0 && routeMatches(a.route, method, path));
-    if (!armed) return { delayMs, action: { kind: "none" } };
+    if (!armed) return { delayMs, delayRoute, action: { kind: "none" } };
     armed.remaining -= 1;
     this.#armed = this.#armed.filter((a) => a.remaining > 0);
-    return { delayMs, action: armed.value };
+    return { delayMs, delayRoute, action: armed.value };
   }
 
   /**

@@ -233,7 +233,7 @@ export function createPipeline(deps: PipelineDeps) {
       }
       const decision = faults.decide(method, url.pathname);
       const body = await readBody(req);
-      if (decision.delayMs > 0) await new Promise((r) => setTimeout(r, decision.delayMs));
+      await faults.hold(decision);
       if (deps.isClosed()) return;
       if (decision.action.kind === "reset") return resetMidBody(res);
       if (decision.action.kind === "fail") return write(res, faultReply(decision.action.response));

@@ -80,13 +80,14 @@ describe("maintenance-mcp --http", () => {
   });
 
   it("finishes an in-flight call on SIGTERM, then exits 0", async () => {
-    const { child, match } = await startBin(
+    const { child, match, output } = await startBin(
       ["--http", "--port", "0"],
       cleanEnv(sb.env()),
       /listening on (http:\S+)/,
     );
     const client = await clientFor(match[1]!);
-    sb.faults.latency(3_000, "/api/warehouses_groups_1");
+    // Held upstream until the server has the signal (its log line), then released: no guessed delay.
+    sb.faults.latency(600_000, "/api/warehouses_groups_1");
     try {
       const before = sb.faults.requestCount["GET /api/warehouses_groups_1"] ?? 0;
       const pending = client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
@@ -96,6 +97,11 @@ describe("maintenance-mcp --http", () => {
         { timeout: 15_000, interval: 5 },
       );
       child.kill("SIGTERM");
+      await vi.waitFor(() => expect(output.stderr).toMatch(/shutting down/), {
+        timeout: 15_000,
+        interval: 5,
+      });
+      sb.faults.latency(0, "/api/warehouses_groups_1");
       const result = await pending;
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ returned: 1 });

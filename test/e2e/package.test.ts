@@ -104,7 +104,7 @@ describe("the npm package", () => {
     expect(pkg.mcpName).toBe(JSON.parse(readFileSync("server.json", "utf8")).name);
     for (const script of ["preinstall", "install", "postinstall", "prepare"])
       expect(pkg.scripts).not.toHaveProperty(script);
-    expect(pkg.scripts.prepack).toBe("npm run build");
+    expect(pkg.scripts.prepack).toBe("npm run typecheck && npm run build");
   });
 
   it("installs, and its bin serves MCP over stdio", async () => {

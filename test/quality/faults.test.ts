@@ -86,13 +86,15 @@ describe("latency past the timeout", () => {
   it("a POST slower than the timeout is not repeated; the outcome is reported as unknown, and the sandbox holds it once", async () => {
     const { call } = await session({ env: { MMS_TIMEOUT_MS: "200", MMS_MAX_RETRIES: "3" } });
     await call("list_warehouse_groups_1", { limit: 1 }); // token cached: only the POST is timed
-    fx.sb.faults.latency(3_000, "POST /api/warehouse_entries_orders");
+    // Held until released below (a new latency setting lets it go), far past the 200 ms timeout.
+    fx.sb.faults.latency(600_000, "POST /api/warehouse_entries_orders");
     const r = await call("create_warehouse_entry", purchaseArgs("FT-SLOW-POST"));
     expect(firstLine(r)).toMatch(/TIMEOUT/);
     expectOutcomeUnknown(r);
     expect(countOf(fx.sb, ENTRY)).toBe(1);
     // The sandbox finishes the request after the client gave up (an event we wait for): exactly one
     // movement, never two.
+    fx.sb.faults.latency(0, "POST /api/warehouse_entries_orders");
     await vi.waitFor(() => expect(movementsWithDocument(fx.sb, "FT-SLOW-POST")).toBe(1), {
       timeout: 15_000,
       interval: 20,

@@ -81,13 +81,15 @@ describe("finding 7: a keyed call cancelled before anything was sent frees its k
     await call(purchaseArgs("IDEM-WARM")); // token cached: the cancel lands on the POST
     fx.sb.faults.reset();
     const args = purchaseArgs("IDEM-CANCEL-LATE", { idempotency_key: "idem-cancel-late" });
-    fx.sb.faults.latency(3_000, "POST /api/warehouse_entries_orders");
+    // Held until the test lets it go (a new latency setting releases it): no wall-clock wait.
+    fx.sb.faults.latency(600_000, "POST /api/warehouse_entries_orders");
     const controller = new AbortController();
     const pending = call(args, controller.signal);
     // Cancelled once the POST is held upstream (an event): the write is in flight.
     await until(() => countOf(fx.sb, ENTRY) === 1);
     controller.abort("user pressed stop");
     await expect(pending).rejects.toThrow();
+    fx.sb.faults.latency(0, "POST /api/warehouse_entries_orders");
     await until(() => movementsWithDocument(fx.sb, "IDEM-CANCEL-LATE") === 1); // the sandbox finishes the write
     fx.sb.faults.reset();
     const again = await call(args);
@@ -103,7 +105,7 @@ describe("in progress: a second call with the key of a running one writes nothin
   it("answers 'still running, retry', then replays the first result", async () => {
     const { call } = await session();
     const args = purchaseArgs("IDEM-PARALLEL", { idempotency_key: "idem-parallel" });
-    fx.sb.faults.latency(3_000, "POST /api/warehouse_entries_orders");
+    fx.sb.faults.latency(600_000, "POST /api/warehouse_entries_orders");
     const first = call(args);
     // The first call holds its key once its POST is upstream (an event), never after a guessed delay.
     await until(() => countOf(fx.sb, ENTRY) === 1);
@@ -113,6 +115,7 @@ describe("in progress: a second call with the key of a running one writes nothin
       /IDEMPOTENCY.*still running, so nothing was sent; retry in a few seconds/,
     );
     expect(detailsOf(second)).toMatchObject({ retryable: true, details: { state: "in_progress" } });
+    fx.sb.faults.latency(0, "POST /api/warehouse_entries_orders"); // the held POST is answered now
     expect((await first).isError).toBeFalsy();
     const third = await call(args);
     expect((third.structuredContent as { replayed?: boolean }).replayed).toBe(true);

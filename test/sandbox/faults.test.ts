@@ -3,7 +3,7 @@
  * answers (HTML, malformed JSON, 502 problem+json, 429/406 with reset headers), mid-body
  * resets, token expiry, a down token endpoint, request counts and reset.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SandboxHandle } from "../../src/sandbox/index.js";
 import { basic, bearer, type Envelope, start, token } from "./helpers.js";
 
@@ -20,19 +20,33 @@ beforeEach(() => sb.faults.reset());
 const groups = "/api/warehouses_groups_1?limit=1";
 
 describe("in-process faults", () => {
-  it("latency delays matching routes only", async () => {
-    // Generous margins: the bounds separate "delayed" from "not delayed", they measure no speed.
-    sb.faults.latency(600, "/api/wo_budget");
-    let t = Date.now();
+  it("latency delays matching routes only, for at least its ms", async () => {
+    sb.faults.latency(300, "/api/wo_budget");
+    const t = Date.now();
     await bearer(sb, tok, "GET", "/api/wo_budget?limit=1");
-    expect(Date.now() - t).toBeGreaterThanOrEqual(590);
-    t = Date.now();
-    await bearer(sb, tok, "GET", groups);
-    expect(Date.now() - t).toBeLessThan(500);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(290);
+    // The others are answered while a held one waits (events, no wall-clock bound).
+    sb.faults.latency(600_000, "/api/wo_budget");
+    let answered = false;
+    const held = bearer(sb, tok, "GET", "/api/wo_budget?limit=1").then((r) => {
+      answered = true;
+      return r;
+    });
+    await vi.waitFor(() => expect(sb.faults.requestCount["GET /api/wo_budget"]).toBe(2));
+    expect((await bearer(sb, tok, "GET", groups)).status).toBe(200);
+    expect(answered).toBe(false);
+    // A new setting for the route releases what it holds; 0 removes it.
     sb.faults.latency(0, "/api/wo_budget");
-    t = Date.now();
-    await bearer(sb, tok, "GET", "/api/wo_budget?limit=1");
-    expect(Date.now() - t).toBeLessThan(500);
+    expect((await held).status).toBe(200);
+    expect((await bearer(sb, tok, "GET", "/api/wo_budget?limit=1")).status).toBe(200);
+  });
+
+  it("reset releases every held request", async () => {
+    sb.faults.latency(600_000);
+    const held = bearer(sb, tok, "GET", groups);
+    await vi.waitFor(() => expect(sb.faults.requestCount["GET /api/warehouses_groups_1"]).toBe(1));
+    sb.faults.reset();
+    expect((await held).status).toBe(200);
   });
 
   it("failNext answers N requests with a raw HTML page, then normally", async () => {
