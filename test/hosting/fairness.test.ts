@@ -4,7 +4,7 @@
  * batches and headers that disagree with the body. Every load loop is bounded in count and time.
  */
 import { connect, type Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SEED } from "../../src/sandbox/index.js";
 import { MODERN, raw2026 } from "../helpers/raw-2026.js";
 import { useSandbox } from "../helpers/sandbox.js";
@@ -12,6 +12,7 @@ import { startTenantsServer, TENANT_TOKENS, type TenantsServer } from "./tenants
 
 const fx = useSandbox();
 const LIMITS = { maxInFlight: 6, tenantMaxInFlight: 3, bodyTimeoutMs: 5_000 };
+const HELD = { timeout: 15_000, interval: 5 };
 let server: TenantsServer;
 
 beforeAll(async () => {
@@ -117,11 +118,26 @@ describe("fairness between tenants", () => {
   });
 
   it("a flood up to and past one tenant's limit: it gets 429 for its excess, the other tenant is served", async () => {
-    fx.sb.faults.latency(300, "/api/warehouses_groups_1");
-    const flood = Array.from({ length: 8 }, (_, i) => post("north", listGroups(i)));
-    // Let the flood be admitted first, then the other tenant calls while it runs.
-    await new Promise((r) => setTimeout(r, 100));
-    const other = await post("south", listGroups());
+    // Every admitted call is held upstream until the test lets them go (events, no guessed delay).
+    const upstream = () => fx.sb.faults.requestCount["GET /api/warehouses_groups_1"] ?? 0;
+    const before = upstream();
+    fx.sb.faults.latency(600_000, "/api/warehouses_groups_1");
+    let answered = 0;
+    const flood = Array.from({ length: 8 }, (_, i) =>
+      post("north", listGroups(i)).finally(() => {
+        answered += 1;
+      }),
+    );
+    // The flood is admitted up to the limit (held upstream) and the rest refused; then the other tenant
+    // calls while it runs, and is admitted too.
+    await vi.waitFor(() => {
+      expect(upstream()).toBe(before + LIMITS.tenantMaxInFlight);
+      expect(answered).toBe(8 - LIMITS.tenantMaxInFlight);
+    }, HELD);
+    const pendingOther = post("south", listGroups());
+    await vi.waitFor(() => expect(upstream()).toBe(before + LIMITS.tenantMaxInFlight + 1), HELD);
+    fx.sb.faults.latency(0, "/api/warehouses_groups_1");
+    const other = await pendingOther;
     const answers = await Promise.all(flood);
 
     expect(other.status).toBe(200);
