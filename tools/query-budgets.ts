@@ -172,6 +172,7 @@ function reviewSource(
     deadlineMs: deadline === undefined ? undefined : reviews.deadlineMs,
     snapshots: reviews.snapshots,
     inflight: reviews.inflight,
+    stopGraceMs: reviews.stopGraceMs,
     signal: ctx.signal,
     deadline,
     clock: Date.now,

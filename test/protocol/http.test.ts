@@ -7,7 +7,7 @@ import { connect as netConnect } from "node:net";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as Client1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { IdempotencyStore } from "../../src/idempotency/store.js";
 import { createStateSigner, type StateSigner } from "../../src/mcp/sdk.js";
 import { createServer, selectTools } from "../../src/mcp/server.js";
@@ -19,6 +19,12 @@ import { MODERN, raw2026 } from "../helpers/raw-2026.js";
 import { captureLogger, useSandbox } from "../helpers/sandbox.js";
 
 const fx = useSandbox();
+const HELD = { timeout: 15_000, interval: 5 };
+/** Warehouse entries that reached the sandbox (the requests it counted, held ones included). */
+const entriesSent = () =>
+  Object.entries(fx.sb.faults.requestCount)
+    .filter(([route]) => route.startsWith("POST /api/warehouse_entries_orders"))
+    .reduce((n, [, count]) => n + count, 0);
 const quiet = createLogger({ level: "error", sink: () => {} });
 
 async function serve(
@@ -267,25 +273,21 @@ describe("stateless HTTP, both eras", () => {
   it("a 2026 client's cancellation (closing the request stream) aborts the running call", async () => {
     const { logger, lines } = captureLogger("info");
     const http = await serve({}, false, logger);
-    fx.sb.faults.latency(5_000, "POST /api/warehouse_entries_orders");
+    // The write is held upstream until the end of the test: only the handler's aborted signal ends it.
+    fx.sb.faults.latency(600_000, "POST /api/warehouse_entries_orders");
     try {
       const client = await modernClient(http.url);
       const abort = new AbortController();
+      const sent = entriesSent();
       const call = client.callTool(
         { name: "create_warehouse_entry", arguments: entry("HTTP-CANCEL") },
         { signal: abort.signal },
       );
-      await new Promise((r) => setTimeout(r, 400));
+      await vi.waitFor(() => expect(entriesSent()).toBe(sent + 1), HELD); // the call is running
       abort.abort();
       await expect(call).rejects.toThrow();
-      const audited = async () => {
-        for (let i = 0; i < 40 && !lines.some((l) => l.includes('"outcome":"cancelled"')); i++) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        return lines.filter((l) => l.includes('"audit":true')).map((l) => JSON.parse(l).outcome);
-      };
-      // Well before the upstream's 5 s answer: the handler's signal was aborted.
-      expect(await audited()).toEqual(["cancelled"]);
+      const audited = () => lines.filter((l) => l.includes('"audit":true')).map((l) => JSON.parse(l).outcome);
+      await vi.waitFor(() => expect(audited()).toEqual(["cancelled"]), HELD);
       await client.close();
     } finally {
       fx.sb.faults.latency(0, "POST /api/warehouse_entries_orders");
@@ -360,7 +362,10 @@ describe("transport bounds (issue 9)", () => {
   it("a burst beyond the in-flight cap gets 503 with Retry-After; work stays bounded", async () => {
     const http = await serve({ maxInFlight: 4, bodyTimeoutMs: 20_000 });
     // Slots are held by calls being served (slow bodies hold none: test/hosting/fairness.test.ts).
-    fx.sb.faults.latency(1_000, "/api/warehouses_groups_1");
+    // Held upstream until the test lets them go: the four slots stay taken (events, no guessed delay).
+    fx.sb.faults.latency(600_000, "/api/warehouses_groups_1");
+    const upstream = () => fx.sb.faults.requestCount["GET /api/warehouses_groups_1"] ?? 0;
+    const before = upstream();
     const post = (body: unknown) =>
       fetch(http.url, {
         method: "POST",
@@ -371,11 +376,12 @@ describe("transport bounds (issue 9)", () => {
     const held = [0, 1, 2, 3].map((id) => post({ jsonrpc: "2.0", id, method: "tools/call", params: slow }));
     try {
       const list = () => post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
-      await new Promise((r) => setTimeout(r, 200));
+      await vi.waitFor(() => expect(upstream()).toBe(before + 4), HELD);
       const busy = await list();
       expect(busy.status).toBe(503);
       expect(busy.headers.get("retry-after")).toBe("1");
       expect(await busy.text()).toMatch(/Server busy: 4 requests already in progress/);
+      fx.sb.faults.latency(0, "/api/warehouses_groups_1");
       for (const h of await Promise.all(held)) expect(h.status).toBe(200);
       fx.sb.faults.reset();
 
@@ -407,11 +413,13 @@ describe("transport bounds (issue 9)", () => {
 
   it("a write still running when the drain ends is answered 'outcome unknown', never an empty stream", async () => {
     const http = await serve({ drainMs: 300, abandonGraceMs: 2_000 });
-    fx.sb.faults.latency(4_000, "POST /api/warehouse_entries_orders");
+    // Held upstream past the drain (released at the end): the write is still running when the drain ends.
+    fx.sb.faults.latency(600_000, "POST /api/warehouse_entries_orders");
     try {
       const client = await modernClient(http.url);
+      const sent = entriesSent();
       const call = client.callTool({ name: "create_warehouse_entry", arguments: entry("HTTP-DRAIN") });
-      await new Promise((r) => setTimeout(r, 300));
+      await vi.waitFor(() => expect(entriesSent()).toBe(sent + 1), HELD);
       await http.close();
       const result = await call;
       expect(result.isError).toBe(true);

@@ -76,7 +76,7 @@ describe("finding 5: a token refreshed while a call made with it is in flight", 
     expect((await call("list_warehouse_groups_1", { limit: 1 })).isError).toBeFalsy();
     const old = tokens().at(-1)!;
     // Call A, made with the old token, is slow and echoes it.
-    fx.sb.faults.latency(3_000, "/api/wo_budget");
+    fx.sb.faults.latency(600_000, "/api/wo_budget"); // released once call B has refreshed the token
     fx.sb.faults.failNext("/api/wo_budget", 1, {
       status: 422,
       body: echoBody(`bad request with Bearer ${old} (${encodeURIComponent(old)})`),
@@ -92,6 +92,7 @@ describe("finding 5: a token refreshed while a call made with it is in flight", 
     const fetched = countOf(fx.sb, "POST /oauth/token");
     fx.sb.faults.expireTokens();
     const b = await call("list_warehouse_groups_1", { limit: 1 });
+    fx.sb.faults.latency(0, "/api/wo_budget");
     const r = await slow;
     expect(b.isError).toBeFalsy();
     expect(countOf(fx.sb, "POST /oauth/token")).toBe(fetched + 1);

@@ -42,6 +42,8 @@ async function setUp(list: Budget[], hostility: Hostility = {}, settings: Partia
     cacheSeconds: 300,
     cacheMb: 64,
     inflightMb: 64,
+    // The held pages never answer: after a stop they are aborted in 50 ms rather than the 2 s grace.
+    stopGraceMs: 50,
     ...settings,
   });
   const mcp = await connect({ clients: up.clients(), reviews: services.forTenant("acme"), sandbox: false });

@@ -30,6 +30,8 @@ export interface ScheduleDeps {
   inflight: InflightBytes;
   progress(update: { progress: number; total?: number | undefined; message: string }): Promise<void>;
   concurrency?: number;
+  /** How long pages in flight may finish after a stop (default STOP_GRACE_MS). */
+  stopGraceMs?: number | undefined;
 }
 
 /** Why the walk stopped. */
@@ -47,7 +49,7 @@ export async function runWalk(state: WalkState, maxRecords: number, deps: Schedu
   const signal = AbortSignal.any(signals);
   // Ends requests already sent: cancellation at once, a stop after a short grace (see graceAfter).
   const requests = new AbortController();
-  const grace = graceAfter(signal, requests);
+  const grace = graceAfter(signal, requests, deps.stopGraceMs ?? STOP_GRACE_MS);
   const sent = AbortSignal.any([deps.signal, requests.signal]);
   let stopped: Stop | undefined;
   const run = new PageRunner(state, maxRecords, deps, signal, sent, (s) => {
@@ -83,10 +85,10 @@ export const STOP_GRACE_MS = 2_000;
  * company's limit; so a stop lets pages in flight finish (their answers are kept) for a short grace,
  * then aborts them, so the call still returns about on time.
  */
-function graceAfter(stop: AbortSignal, requests: AbortController): { clear(): void } {
+function graceAfter(stop: AbortSignal, requests: AbortController, graceMs: number): { clear(): void } {
   let timer: NodeJS.Timeout | undefined;
   const onStop = () => {
-    timer = setTimeout(() => requests.abort(stop.reason), STOP_GRACE_MS);
+    timer = setTimeout(() => requests.abort(stop.reason), graceMs);
   };
   if (stop.aborted) onStop();
   else stop.addEventListener("abort", onStop, { once: true });

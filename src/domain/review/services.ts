@@ -16,6 +16,8 @@ export interface ReviewSettings {
   resumeKey?: string | undefined;
   clock?: () => number;
   startDeadline?: (ms: number) => Deadline;
+  /** After a stop, pages in flight may finish this long (default 2 s; tests whose pages never answer pass less). */
+  stopGraceMs?: number;
 }
 
 export const REVIEW_DEFAULTS: ReviewSettings = {
@@ -41,6 +43,7 @@ export interface ReviewServices {
   history?: HistoryOf;
   /** Start a call's deadline (a timer by default; tests pass one they fire on an event). */
   startDeadline(ms: number): Deadline;
+  stopGraceMs?: number | undefined;
 }
 
 /** A deadline `ms` from now on a timer. */
@@ -91,6 +94,7 @@ export function createReviewServices(
       deadlineMs: settings.deadlineMs,
       history: historyOf(owner ?? tenant ?? "default"),
       startDeadline: settings.startDeadline ?? timerDeadline,
+      stopGraceMs: settings.stopGraceMs,
     }),
   };
 }
