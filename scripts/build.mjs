@@ -25,6 +25,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build, transform } from "esbuild";
 
 const root = resolve(import.meta.dirname, "..");
@@ -153,7 +154,23 @@ async function transpile() {
   });
 }
 
+/**
+ * The tools' JSON Schemas, converted now rather than on every start (~12 ms before the first tools/list):
+ * written into dist/src/mcp/built-tool-schemas.js, in toolVariants()'s order, before it is bundled.
+ * As a JSON.parse of one string: V8 reads that faster than the same object as code.
+ */
+async function storeToolSchemas() {
+  const url = (path) => pathToFileURL(join(root, "dist", path)).href;
+  const { toolVariants, convertToolSchemas } = await import(url("src/mcp/tool-schemas.js"));
+  const schemas = toolVariants().map(convertToolSchemas);
+  writeFileSync(
+    join(root, "dist", "src", "mcp", "built-tool-schemas.js"),
+    `export const BUILT_TOOL_SCHEMAS = JSON.parse(${JSON.stringify(JSON.stringify(schemas))});\n`,
+  );
+}
+
 await transpile();
+await storeToolSchemas();
 rmSync(outdir, { recursive: true, force: true });
 const view = await buildView();
 const { metafile } = await build({

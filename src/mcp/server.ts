@@ -4,7 +4,7 @@
  * only place that catches: every failure becomes an `isError` result with one actionable line
  * and JSON details, never a protocol error and never a credential (STYLE rules 6, 9).
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { AnyTool, ConfirmationCheck, ToolContext } from "../../tools/define.js";
 import { ALL_TOOLS } from "../../tools/index.js";
 import type { Clients } from "../client/types.js";
@@ -35,6 +35,7 @@ import {
   type ToolListing,
 } from "./sdk.js";
 import type { TaskAccess } from "./tasks.js";
+import { toolSchemas, withSandboxFlag } from "./tool-schemas.js";
 
 export interface ServerDeps {
   clients: Clients;
@@ -132,11 +133,6 @@ export function selectTools(selection: ToolSelection): {
   return { tools, problems, skipped };
 }
 
-const SANDBOX_FLAG = {
-  // Self-explanatory by name; a description here would cost context in every tool's listing.
-  sandbox: z.literal(true).optional(),
-};
-
 interface Prepared {
   tool: AnyTool;
   listing: ToolListing;
@@ -144,58 +140,6 @@ interface Prepared {
   taskListing: ToolListing;
   inputJson: Record<string, unknown>;
   output: z.ZodObject;
-}
-
-/** JSON Schema of a zod schema as MCP expects it (zod 4's converter, as the SDK itself uses). */
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: "draft-7", io, unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  // Without $schema, MCP reads the 2020-12 dialect, which these schemas also satisfy; saves context.
-  delete json.$schema;
-  // The validator enforces unknown keys (strict inputs) and integer ranges, and we control
-  // outputs: in the listing, "additionalProperties" and the safe-integer bounds zod adds to every
-  // integer only cost the agent's context.
-  for (const value of Object.values(json)) stripNoise(value);
-  delete json.additionalProperties;
-  return json;
-}
-
-/**
- * What says nothing in a nested schema, each replaced by its shorter equivalent: an empty
- * "properties" (any object), a "type" beside a "const" of that type, an integer's
- * exclusiveMinimum 0 (minimum 1). The root keeps its "properties": hosts expect it.
- */
-function stripNoise(node: unknown): void {
-  if (node === null || typeof node !== "object") return;
-  const n = node as Record<string, unknown>;
-  delete n.additionalProperties;
-  if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
-  if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
-  if (n.type === "object" && isEmptyObject(n.properties)) delete n.properties;
-  if ("const" in n && n.type === typeof n.const) delete n.type;
-  if (n.type === "integer" && n.exclusiveMinimum === 0 && n.minimum === undefined) {
-    delete n.exclusiveMinimum;
-    n.minimum = 1;
-  }
-  unionToAnyOf(n);
-  for (const value of Object.values(n)) stripNoise(value);
-}
-
-const isEmptyObject = (v: unknown) =>
-  v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0;
-
-/**
- * `"type": ["number", "null"]` (zod's nullable) as `anyOf`: legal JSON Schema either way, but some
- * clients read `type` as one string, and strict schema checks warn on the array form (interface.md §8b).
- */
-function unionToAnyOf(n: Record<string, unknown>): void {
-  if (!Array.isArray(n.type)) return;
-  const { type: types, description, ...rest } = n;
-  for (const key of Object.keys(n)) delete n[key];
-  if (description !== undefined) n.description = description;
-  n.anyOf = (types as string[]).map((t) => (t === "null" ? { type: t } : { type: t, ...rest }));
 }
 
 const APP_VIEWS_BY_TOOL = new Map(APP_VIEWS.flatMap((v) => v.tools.map((t) => [t, v] as const)));
@@ -209,16 +153,15 @@ function prepare(tool: AnyTool, sandbox: boolean): Prepared {
     // interface.md §8: a tool whose results a view draws names it; other hosts ignore _meta.
     const view = APP_VIEWS_BY_TOOL.get(tool.name);
     // Only the sandbox's results carry the flag: a real server's listing does not pay for it.
-    const output = sandbox
-      ? (tool.outputSchema as z.ZodObject).extend(SANDBOX_FLAG)
-      : (tool.outputSchema as z.ZodObject);
-    const inputJson = jsonSchema(tool.inputSchema, "input");
+    const output = sandbox ? withSandboxFlag(tool.outputSchema) : (tool.outputSchema as z.ZodObject);
+    const schemas = toolSchemas(tool);
+    const inputJson = schemas.input;
     const listing: ToolListing = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
       inputSchema: inputJson as ToolListing["inputSchema"],
-      outputSchema: jsonSchema(output, "output") as ToolListing["outputSchema"],
+      outputSchema: (sandbox ? schemas.sandboxOutput : schemas.output) as ToolListing["outputSchema"],
       annotations: { ...tool.annotations },
       // interface.md §9: a writer is the model's only; no view may call it.
       ...(view
