@@ -61,7 +61,7 @@ describe("the tools' JSON Schemas stored by the build", () => {
     },
     { mode: "a real upstream", args: [], env: UNREACHABLE, discount: undefined, sandbox: false },
   ])("the binary lists them in $mode", async ({ args, env, discount, sandbox }) => {
-    const tools = await listed(args, env);
+    const tools = await listed(args, env as Record<string, string>);
     const sources = configured(discount);
     expect(tools.map((t) => t.name).sort()).toEqual([...sources.keys()].sort());
     for (const tool of tools) {
