@@ -14,6 +14,7 @@ import { startSandbox } from "./lib/upstream.mjs";
 import budgetReview from "./sections/budget-review.mjs";
 import coldStart from "./sections/cold-start.mjs";
 import context from "./sections/context.mjs";
+import heapGrowth from "./sections/heap-growth.mjs";
 import http from "./sections/http.mjs";
 import memory from "./sections/memory.mjs";
 import oauth from "./sections/oauth.mjs";
@@ -45,6 +46,8 @@ const SECTIONS = {
   // Its own sandbox too: reviews through resume at the platform's pace, and the snapshot.
   "review-pace": reviewPace,
   "review-history": reviewHistory,
+  // Child processes of its own, no upstream (once test/e2e/heap.test.ts).
+  "heap-growth": heapGrowth,
 };
 const RESULTS = fileURLToPath(new URL("./results/latest.md", import.meta.url));
 
