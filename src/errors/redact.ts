@@ -108,18 +108,53 @@ function base64Cores(value: string): string[] {
 }
 
 /**
- * Every encoded form of a secret but two holds one of these marks: a percent-escape, a \\u or \\x
- * escape, an HTML entity. The other two are its characters as they are, each in either letter
- * case, punctuation maybe after backslashes (the text form; its hex is text too), and its base64,
- * maybe broken across lines and after backslashes (JSON's "\\/"). So a text without a mark can hold
- * a secret only where, with backslashes (and, for base64, line breaks) taken out, the secret's
- * characters, its hex or its base64 appear as they are: a check of plain strings. Its regular
- * expressions, whose compilation costs V8 50-400 ms per secret on the first scan (issue 33: the
- * first tool result of every start), are built and run only when that check finds something.
+ * The regexes above read each character of a secret as itself or as one escape: percent (maybe
+ * double), JSON \\u (after any backslashes), an HTML entity; its hex as bytes maybe after \\x; its
+ * base64 maybe broken by WRAP. So a text can hold a form of a secret only where, with those escapes
+ * decoded, backslashes, \\x and line breaks taken out and letter case folded, the secret's
+ * characters, its hex or its base64 appear as they are: a check of plain strings. The regexes,
+ * whose compilation costs V8 50-400 ms per secret on its first scan (issue 33: every start's first
+ * tool result, and the first call after each token refresh, whose new token is a new secret), are
+ * built and run only when that check finds something.
+ * IMPORTANT: the check must find every text a regex would match (test/unit/redact-quick-check.test.ts
+ * compares it with running every regex). A regex may start matching inside an escape the decoding
+ * took whole ("%41bc" holds "1bc"): so the text is checked as it is and decoded, and the decoded one
+ * for the secret without its first EDGE characters (an escape's tail: "2541" of "%2541", "u0041").
+ * A secret holding % & ; or a backslash could also end inside one: its regexes always run.
  */
-const MARKS = /%[0-9a-f]{2}|\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|&(?:#|[a-z]+;)/i;
-/** A line break inside base64 (WRAP), raw or JSON-escaped. */
-const WRAPS = /\r?\n|\\r\\n|\\n/g;
+const MARKS = /%[0-9a-f]{2}|\\u[0-9a-f]{4}|&(?:#|[a-z]+;)/i;
+/** Escapes as the regexes read them: a run of percent bytes (UTF-8), \\u units, HTML entities. */
+const ESCAPES =
+  /((?:%(?:25)?[0-9a-f]{2})+)|\\+u([0-9a-f]{4})|&#0*(\d{1,7});|&#x0*([0-9a-f]{1,6});|&([a-z]+);/gi;
+/** The longest escape tail a match may start with and the decoding would take: "u0041". */
+const EDGE = 5;
+/** A line break or a space inside base64 (WRAP), raw or JSON-escaped. */
+const WRAPS = /\r?\n|\\r\\n|\\n|[ \t]/g;
+/** HTML entity names (lower case) → the character (HTML_NAMES read backwards). */
+const HTML_CHARS = new Map(
+  Object.entries(HTML_NAMES).flatMap(([ch, names]) => names.map((n) => [n.toLowerCase(), ch] as const)),
+);
+
+function decodeEscape(
+  all: string,
+  percent?: string,
+  unit?: string,
+  dec?: string,
+  hexCp?: string,
+  name?: string,
+) {
+  if (percent !== undefined) {
+    const bytes = percent.match(/[0-9a-f]{2}(?=%|$)/gi)!.map((h) => Number.parseInt(h, 16));
+    return Buffer.from(bytes).toString("utf8");
+  }
+  if (unit !== undefined) return String.fromCharCode(Number.parseInt(unit, 16));
+  const cp = dec !== undefined ? Number(dec) : hexCp !== undefined ? Number.parseInt(hexCp, 16) : undefined;
+  if (cp !== undefined) return cp <= 0x10ffff ? String.fromCodePoint(cp) : all;
+  return HTML_CHARS.get(name!.toLowerCase()) ?? all;
+}
+
+/** The text with its escapes decoded (what a secret's escaped characters stand for). */
+const decodeEscapes = (text: string) => text.replace(ESCAPES, decodeEscape);
 
 /** Letter case folded one character at a time (as the "i" flag compares), so that a fold of a text contains the fold of each of its parts. */
 function fold(text: string): string {
@@ -143,24 +178,31 @@ function foldChar(ch: string): string {
 
 /** What the plain-string check reads of one text, each part computed once whatever the number of secrets. */
 class TextView {
-  #marked?: boolean;
   #plain?: string;
+  #hexed?: string;
   #unwrapped?: string;
+  #decoded?: TextView | null;
   constructor(readonly text: string) {}
-  /** Whether the text holds an escape or an entity (MARKS). */
-  get marked(): boolean {
-    this.#marked ??= MARKS.test(this.text);
-    return this.#marked;
-  }
-  /** Backslashes out, letter case folded: where the text and hex forms appear as they are. */
+  /** Backslashes out, letter case folded: where the text form appears as it is. */
   get plain(): string {
     this.#plain ??= fold(this.text.replaceAll("\\", ""));
     return this.#plain;
   }
-  /** Line breaks, then backslashes, out: where base64 appears as it is (case kept). */
+  /** \\x out, lower case: where the hex form appears as it is. */
+  get hexed(): string {
+    this.#hexed ??= this.text.toLowerCase().replaceAll("\\x", "");
+    return this.#hexed;
+  }
+  /** Line breaks and spaces, then backslashes, out: where base64 appears as it is (case kept). */
   get unwrapped(): string {
     this.#unwrapped ??= this.text.replace(WRAPS, "").replaceAll("\\", "");
     return this.#unwrapped;
+  }
+  /** The text with its escapes decoded; null when it holds none (MARKS). */
+  get decoded(): TextView | null {
+    if (this.#decoded === undefined)
+      this.#decoded = MARKS.test(this.text) ? new TextView(decodeEscapes(this.text)) : null;
+    return this.#decoded;
   }
 }
 
@@ -178,18 +220,24 @@ class SecretForms {
   constructor(readonly value: string) {
     this.length = value.length;
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-    this.#always = /[\\\u0000-\u001f ]/.test(value);
+    this.#always = /[\\\u0000-\u001f %&;]/.test(value);
     this.#folded = fold(value);
     this.#hex = Buffer.from(value, "utf8").toString("hex");
     this.#cores = (value.length >= 6 ? base64Cores(value) : []).map((core) => core.slice(1, -1));
   }
 
-  /** False only when no form of the secret can be in the text (MARKS). */
+  /** False only when no form of the secret can be in the text (the IMPORTANT note above). */
   mayBeIn(view: TextView): boolean {
-    if (this.#always || view.marked) return true;
-    const { plain } = view;
-    if (plain.includes(this.#folded) || plain.includes(this.#hex)) return true;
-    return this.#cores.some((core) => view.unwrapped.includes(core));
+    if (this.#always || this.#in(view, 0)) return true;
+    const decoded = view.decoded;
+    return decoded !== null && this.#in(decoded, EDGE);
+  }
+
+  /** The text form, the hex or a base64 core in `view`, each without its first `edge` characters. */
+  #in(view: TextView, edge: number): boolean {
+    if (view.plain.includes(this.#folded.slice(edge))) return true;
+    if (view.hexed.includes(this.#hex)) return true;
+    return this.#cores.some((core) => view.unwrapped.includes(core.slice(edge)));
   }
 
   /** Text, hex and HTML forms in any case; base64 is case-sensitive (its own regex). */
@@ -236,13 +284,26 @@ function knownSecrets(scope: SecretScope): SecretForms[] {
  * lines, JSON-escaped, hex, HTML entities, and in any letter case.
  */
 export function scrubText(text: string, scope: SecretScope = PROCESS_SECRETS): string {
+  return scrubWith(text, scope, (secret, view) => secret.mayBeIn(view));
+}
+
+/** scrubText without the plain-string check: every secret's regexes run. The reference tests compare it with. */
+export function scrubTextEveryRegex(text: string, scope: SecretScope = PROCESS_SECRETS): string {
+  return scrubWith(text, scope, () => true);
+}
+
+function scrubWith(
+  text: string,
+  scope: SecretScope,
+  mayBeIn: (secret: SecretForms, view: TextView) => boolean,
+): string {
   if (text.length < MIN_SECRET_LENGTH) return text;
   let out = text;
   let left = knownSecrets(scope);
   // A mask could, in theory, complete another secret's form: the others are checked again on the result.
   while (left.length > 0) {
     const view = new TextView(out);
-    const found = left.filter((s) => s.mayBeIn(view));
+    const found = left.filter((s) => mayBeIn(s, view));
     if (found.length === 0) break;
     left = left.filter((s) => !found.includes(s));
     // Longer patterns first, so a secret containing another is masked whole.

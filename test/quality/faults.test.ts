@@ -233,7 +233,7 @@ describe("token expired mid-run", () => {
     expect(countOf(fx.sb, TOKEN)).toBe(1);
     fx.sb.faults.expireTokens();
     const r = await call("query_budgets", { limit: 1 });
-    expect(r.isError).toBeFalsy();
+    expect(r.isError, allText(r)).toBeFalsy();
     expect(countOf(fx.sb, TOKEN)).toBe(2);
     expect(countOf(fx.sb, BUDGETS)).toBe(3); // ok, 401, repeat
     expect((await call("list_dags")).isError).toBeFalsy(); // the hub uses the refreshed token

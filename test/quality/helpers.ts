@@ -48,7 +48,9 @@ export function fastClients(
   const logger = createLogger({ level: "debug", sink: (l) => lines.push(l) });
   const config = loadConfig({
     ...sb.env({ auth: options.auth ?? "oauth" }),
-    MMS_TIMEOUT_MS: "1000",
+    // Long enough for a loaded machine (a 1 s bound timed out a sandbox answer beside two CPU-bound
+    // processes); the tests of timeouts set their own, shorter, with an upstream held far past it.
+    MMS_TIMEOUT_MS: "10000",
     MMS_MAX_RETRIES: "2",
     ...options.env,
   });
