@@ -7,6 +7,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/ui/**/*.test.ts"],
+    // The servers' review history in a directory of the run, not ~/.local/state (test/global-setup.ts).
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -16,6 +16,8 @@ const EXCLUDE = [...configDefaults.exclude, "test/ui/**"];
 
 export default defineConfig({
   test: {
+    // XDG_STATE_HOME: a directory of the run (the servers' review history), removed after it.
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // vitest's default is one worker less than the cores: one on a 2-core machine. Most files wait on
