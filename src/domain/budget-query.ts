@@ -212,7 +212,9 @@ export async function reviewBudgets(
         key: source.history.key,
         at: read.state.startedAt,
         complete: walk.complete,
-        lines: () => matching(input, records, window).map((r) => budgetLine(r.p)),
+        eachLine: (add) => {
+          for (const r of matching(input, records, window)) add(budgetLine(r.p));
+        },
       },
       deps.now().getTime(),
     );

@@ -74,9 +74,6 @@ export function lineOf(r: HistoryRow): string {
   return `${escaped(r.id)}\t${escaped(r.folio)}\t${escaped(r.wo)}\t${r.status}\t${escaped(currencyText(r.currency))}\t${totalText(r.total)}\t${escaped(r.created)}\t${escaped(r.approved)}\t${escaped(r.costCenter)}\t${escaped(r.thirdParty)}\t${r.lines}`;
 }
 
-/** The line's id (the key two reviews are matched by), as stored. */
-export const idOf = (line: string) => line.slice(0, line.indexOf("\t"));
-
 /** The row of a stored line; throws on a line encodeLines did not write. */
 export function parseLine(line: string): HistoryRow {
   const f = line.split("\t");
@@ -101,18 +98,108 @@ export function parseLine(line: string): HistoryRow {
 
 // Level 1: a quarter of the default's time for a few bytes more a budget (bench section 11).
 const GZIP = { level: 1 };
+/** Lines gzipped at a time: about 350 KB of text, so a review's whole text is never in memory at once. */
+const CHUNK_LINES = 4096;
+
+/**
+ * A review's lines, gzipped a chunk at a time, each chunk its own gzip member: gunzip reads
+ * concatenated members as one stream (RFC 1952, 2.2), so the blob is the same text as one gzip of
+ * all the lines joined by \n, and records written either way read alike. `onChunk` sees each
+ * chunk's bytes (UTF-8; its lines separated by \n, the first from byte `from`) before they are
+ * compressed: the compare reads them there (history-compare.ts).
+ */
+export class LineEncoder {
+  count = 0;
+  #text = "";
+  #inChunk = 0;
+  readonly #members: Buffer[] = [];
+
+  constructor(
+    readonly onChunk?: (bytes: Buffer, from: number) => void,
+    /** false: only counted and shown to onChunk (a review already stored is not stored again). */
+    readonly compress = true,
+  ) {}
+
+  add(line: string): void {
+    this.#text += this.count === 0 ? line : `\n${line}`;
+    this.count += 1;
+    this.#inChunk += 1;
+    if (this.#inChunk === CHUNK_LINES) this.#flush();
+  }
+
+  /** The gzipped lines (a gzip of nothing when there are none). */
+  finish(): Buffer {
+    this.#flush();
+    if (this.#members.length === 0) return this.compress ? gzipSync(Buffer.alloc(0), GZIP) : Buffer.alloc(0);
+    return this.#members.length === 1 ? this.#members[0]! : Buffer.concat(this.#members);
+  }
+
+  #flush(): void {
+    if (this.#inChunk === 0) return;
+    const bytes = Buffer.from(this.#text, "utf8");
+    // Every chunk but the first starts with the \n that ends the previous one's last line.
+    this.onChunk?.(bytes, this.count > this.#inChunk ? 1 : 0);
+    if (this.compress) this.#members.push(gzipSync(bytes, GZIP));
+    this.#text = "";
+    this.#inChunk = 0;
+  }
+}
 
 /** The lines, gzipped. */
-export function encodeLines(lines: readonly string[]): Buffer {
-  return gzipSync(lines.join("\n"), GZIP);
+export function encodeLines(lines: Iterable<string>): Buffer {
+  const encoder = new LineEncoder();
+  for (const line of lines) encoder.add(line);
+  return encoder.finish();
+}
+
+/**
+ * A stored review decoded for a compare: its text as one buffer and where each line starts, not
+ * 30,000 strings; a line becomes a string only when it differs from today's.
+ */
+export class StoredLines {
+  private constructor(
+    readonly text: Buffer,
+    /** count + 1 offsets: line i is text[starts[i], starts[i + 1] - 1). */
+    readonly starts: Uint32Array,
+  ) {}
+
+  get count(): number {
+    return this.starts.length - 1;
+  }
+
+  /** The lines of `blob`, `count` of them; throws when it is not what LineEncoder wrote. */
+  static decode(blob: Buffer, count: number): StoredLines {
+    const text = gunzipSync(blob);
+    // A count no text of this length can hold is refused before anything is allocated for it.
+    if (!Number.isSafeInteger(count) || count < 0 || count > text.length + 1)
+      throw new Error(`${count} rows recorded for ${text.length} bytes`);
+    const starts = new Uint32Array(count + 1);
+    let n = 0;
+    for (let at = 0; text.length > 0; ) {
+      if (n < count) starts[n] = at;
+      n += 1;
+      const nl = text.indexOf(10, at);
+      if (nl === -1) break;
+      at = nl + 1;
+    }
+    if (n !== count) throw new Error(`${n} rows, not the ${count} recorded`);
+    starts[count] = text.length + 1;
+    return new StoredLines(text, starts);
+  }
+
+  end(i: number): number {
+    return this.starts[i + 1]! - 1;
+  }
+
+  line(i: number): string {
+    return this.text.toString("utf8", this.starts[i]!, this.end(i));
+  }
 }
 
 /** The lines of `blob`, `count` of them; throws when it is not what encodeLines wrote. */
 export function decodeLines(blob: Buffer, count: number): string[] {
-  const body = gunzipSync(blob).toString("utf8");
-  const lines = body === "" ? [] : body.split("\n");
-  if (lines.length !== count) throw new Error(`${lines.length} rows, not the ${count} recorded`);
-  return lines;
+  const stored = StoredLines.decode(blob, count);
+  return Array.from({ length: count }, (_, i) => stored.line(i));
 }
 
 /** The rows, gzipped. */
