@@ -177,6 +177,9 @@ describe("the chunked codec", () => {
     expect(blob.length / SIZE).toBeLessThan(60);
     expect(decodeLines(encodeLines([]), 0)).toEqual([]);
     expect(decodeLines(encodeLines(["only"]), 1)).toEqual(["only"]);
+    // A line longer than a chunk, and characters of 2 to 4 UTF-8 bytes across chunk ends.
+    const odd = [`1\t${"é€😀".repeat(60_000)}`, ...thenLines.slice(0, 20_000).map((l) => `${l}é`), "2\tlast"];
+    expect(decodeLines(encodeLines(odd), odd.length)).toEqual(odd);
   });
 
   it("reads what the one-gzip encoder stored before, and refuses a count the text does not hold", () => {
