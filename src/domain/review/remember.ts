@@ -100,17 +100,31 @@ export async function remember(
       ),
     );
   const record = loaded.kind === "record" ? loaded.record : undefined;
-  const comparing =
-    compareTo !== undefined && loaded.kind !== "unreadable"
-      ? startCompare(out, record, review, compareTo)
-      : undefined;
   // A result answered from the snapshot is the review already stored: nothing new to keep.
   const stored = record?.entries.some((e) => e.at === review.at) === true;
-  if (comparing === undefined && stored) return out;
-  const entry = linesPass(review, comparing, !stored);
-  if (comparing !== undefined) finishCompare(out, comparing, review, now);
-  if (!stored) await storeStep(out, history, review.key, record, entry, now);
+  const ask = loaded.kind === "unreadable" ? undefined : compareTo;
+  const entry = compareAndEncode(out, record, review, ask, !stored, now);
+  if (entry !== undefined && !stored) await storeStep(out, history, review.key, record, entry, now);
   return out;
+}
+
+/**
+ * Compare (when asked) and encode (when it is to be stored) in one pass; the earlier review,
+ * decoded, lives only here, so it is garbage before the store writes. Undefined: nothing to do.
+ */
+function compareAndEncode(
+  out: Remembered,
+  record: HistoryRecord | undefined,
+  review: ThisReview,
+  compareTo: CompareTo | undefined,
+  compress: boolean,
+  now: number,
+): Entry | undefined {
+  const comparing = compareTo === undefined ? undefined : startCompare(out, record, review, compareTo);
+  if (comparing === undefined && !compress) return undefined;
+  const entry = linesPass(review, comparing, compress);
+  if (comparing !== undefined) finishCompare(out, comparing, review, now);
+  return entry;
 }
 
 /** A compare under way: the earlier review decoded, fed today's lines chunk by chunk. */
