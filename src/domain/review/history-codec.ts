@@ -186,7 +186,7 @@ export class StoredLines {
     for (let at = 0; text.length > 0; ) {
       if (n < count) starts[n] = at;
       n += 1;
-      const nl = text.indexOf(10, at);
+      const nl = text.indexOf(NEWLINE, at);
       if (nl === -1) break;
       at = nl + 1;
     }
