@@ -212,8 +212,11 @@ export async function reviewBudgets(
         key: source.history.key,
         at: read.state.startedAt,
         complete: walk.complete,
+        // In the API's order (the walk keeps pages as they arrive): two reviews' lines then meet in
+        // the same order, and the compare matches each in place.
         eachLine: (add) => {
-          for (const r of matching(input, records, window)) add(budgetLine(r.p));
+          for (const r of matching(input, records, window).sort((a, b) => a.seq - b.seq))
+            add(budgetLine(r.p));
         },
       },
       deps.now().getTime(),
