@@ -193,7 +193,7 @@ const queryBudgets = defineTool({
     "Use this tool to review: filters, sort and group_by (age: days old) cover every page; sums never mix currencies; id/wo_folio lookups, every date.",
     'Budgets created in a period: type_date "budget_created".',
     "A partial review continues with its resume; rereads use a snapshot (as_of) unless fresh.",
-    'What changed since the last review: compare_to "previous" (or a duration, P1D).',
+    'What changed since the last review: compare_to "previous" (or a duration, P1D, within MMS_REVIEW_HISTORY_DAYS); budgets added to older work orders are new only with budget_created.',
     'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,

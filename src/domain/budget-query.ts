@@ -212,7 +212,12 @@ export async function reviewBudgets(
         key: source.history.key,
         at: read.state.startedAt,
         complete: walk.complete,
-        lines: () => matching(input, records, window).map((r) => budgetLine(r.p)),
+        // In the API's order (the walk keeps pages as they arrive): two reviews' lines then meet in
+        // the same order, and the compare matches each in place.
+        eachLine: (add) => {
+          for (const r of matching(input, records, window).sort((a, b) => a.seq - b.seq))
+            add(budgetLine(r.p));
+        },
       },
       deps.now().getTime(),
     );

@@ -7,7 +7,7 @@
  */
 import { formatMoney, toNumber } from "../money.js";
 import { shown } from "../upstream-text.js";
-import { type HistoryRow, idOf, parseLine } from "./history-codec.js";
+import { type HistoryRow, parseLine, type StoredLines } from "./history-codec.js";
 
 /** Folios listed per kind of change; the count says how many in all. */
 export const FOLIOS_LISTED = 50;
@@ -70,52 +70,148 @@ export interface Compared {
   unchanged: number;
 }
 
-/** A stored review: its lines (history-codec.ts), whether whole, when read (epoch ms). */
+/** A review's side of a compare: whether whole, when read (epoch ms). */
 export interface Side {
-  lines: readonly string[];
   complete: boolean;
   at: number;
 }
 
+const TAB = 9;
+const NEWLINE = 10;
+
+/** a[as, ae) and b[bs, be) hold the same bytes. A loop: Buffer#compare's checks cost more than a line's ~90 bytes. */
+function sameBytes(a: Buffer, as: number, ae: number, b: Buffer, bs: number, be: number): boolean {
+  if (ae - as !== be - bs) return false;
+  for (let i = as, k = bs; i < ae; i++, k++) if (a[i] !== b[k]) return false;
+  return true;
+}
+
 /**
- * Compare `now` with `then`. Lines are matched by id; an equal line is unchanged and never parsed
- * (nearly every budget, on a morning), so a review of 30,000 costs a map and string compares.
+ * The key of the id in bytes[s, e): a number when it is digits with no leading zero (nearly always;
+ * no string made), else its text. A number and a string are never the same key.
  */
-export function compareLines(now: Side, then: Side): Compared {
-  const tallies = Object.fromEntries(CHANGE_KINDS.map((k) => [k, new Tally()])) as Record<ChangeKind, Tally>;
-  const earlier = new Map<string, string>();
-  for (const line of then.lines) earlier.set(idOf(line), line);
-  let unchanged = 0;
-  for (const line of now.lines) {
-    const id = idOf(line);
-    const before = earlier.get(id);
-    if (before === line) {
-      earlier.delete(id);
-      unchanged += 1;
-      continue;
-    }
-    // A budget the earlier partial review did not reach is not known to be new.
-    if (before === undefined) {
-      if (then.complete) tallies.new.add(parseLine(line));
-      continue;
-    }
-    earlier.delete(id);
-    tallies[kindOf(parseLine(before), parseLine(line))].add(parseLine(line));
+function idKey(bytes: Buffer, s: number, e: number): number | string {
+  if (e - s === 0 || e - s > 15 || (bytes[s] === 0x30 && e - s > 1)) return bytes.toString("latin1", s, e);
+  let n = 0;
+  for (let i = s; i < e; i++) {
+    const d = bytes[i]! - 0x30;
+    if (d < 0 || d > 9) return bytes.toString("latin1", s, e);
+    n = n * 10 + d;
   }
-  // What the earlier review saw and this one did not: gone, when this review read everything.
-  if (now.complete) for (const line of earlier.values()) tallies.gone.add(parseLine(line));
-  const partial = !now.complete || !then.complete;
-  const changes = {
-    compared_to: {
-      as_of: new Date(then.at).toISOString(),
-      age_days: Math.round((now.at - then.at) / 8_640_000) / 10,
-      complete: then.complete,
-    },
-    ...Object.fromEntries(CHANGE_KINDS.map((k) => [k, tallies[k].result()])),
-    unchanged: { count: unchanged },
-    ...(partial ? { within_both_reads: true as const } : {}),
-  } as Changes;
-  return { changes, tallies, unchanged };
+  return n;
+}
+
+/**
+ * Today's review against a stored one, a chunk of today's lines at a time as LineEncoder writes them
+ * (history-codec.ts). Lines are matched by id; an equal line is unchanged and never parsed (nearly
+ * every budget, on a morning), and matched in place: the budget after the last match is tried first,
+ * so a review in the same order as the stored one needs no map of ids (built once, only on a miss).
+ */
+export class Comparison {
+  readonly #then: StoredLines;
+  readonly #matched: Uint8Array;
+  readonly #tallies = Object.fromEntries(CHANGE_KINDS.map((k) => [k, new Tally()])) as Record<
+    ChangeKind,
+    Tally
+  >;
+  #unchanged = 0;
+  #next = 0;
+  #ids: Map<number | string, number> | undefined;
+
+  constructor(
+    then: StoredLines,
+    readonly thenSide: Side,
+  ) {
+    this.#then = then;
+    this.#matched = new Uint8Array(then.count);
+  }
+
+  /** The lines of `bytes` from byte `from` (LineEncoder's onChunk). */
+  chunk(bytes: Buffer, from: number): void {
+    for (let s = from; s <= bytes.length; ) {
+      const nl = bytes.indexOf(NEWLINE, s);
+      const e = nl === -1 ? bytes.length : nl;
+      this.#line(bytes, s, e);
+      s = e + 1;
+    }
+  }
+
+  #line(bytes: Buffer, s: number, e: number): void {
+    const then = this.#then;
+    const j = this.#next;
+    if (
+      j < then.count &&
+      this.#matched[j] === 0 &&
+      sameBytes(bytes, s, e, then.text, then.starts[j]!, then.end(j))
+    ) {
+      this.#matched[j] = 1;
+      this.#next = j + 1;
+      this.#unchanged += 1;
+      return;
+    }
+    const line = bytes.toString("utf8", s, e);
+    const k = this.#find(bytes, s, e);
+    // A budget the earlier partial review did not reach is not known to be new.
+    if (k === undefined) {
+      if (this.thenSide.complete) this.#tallies.new.add(parseLine(line));
+      return;
+    }
+    this.#matched[k] = 1;
+    this.#next = k + 1;
+    const before = then.line(k);
+    if (before === line) this.#unchanged += 1;
+    else this.#tallies[kindOf(parseLine(before), parseLine(line))].add(parseLine(line));
+  }
+
+  /** The earlier line of the same id not matched yet: the next one in order, else by the map. */
+  #find(bytes: Buffer, s: number, e: number): number | undefined {
+    const then = this.#then;
+    const tab = bytes.indexOf(TAB, s);
+    const idEnd = tab === -1 || tab > e ? e : tab;
+    const j = this.#next;
+    if (j < then.count && this.#matched[j] === 0) {
+      const start = then.starts[j]!;
+      const thenTab = then.text.indexOf(TAB, start);
+      if (thenTab !== -1 && sameBytes(bytes, s, idEnd, then.text, start, thenTab)) return j;
+    }
+    const k = this.#idMap().get(idKey(bytes, s, idEnd));
+    return k === undefined || this.#matched[k] === 1 ? undefined : k;
+  }
+
+  #idMap(): Map<number | string, number> {
+    if (this.#ids !== undefined) return this.#ids;
+    const then = this.#then;
+    this.#ids = new Map();
+    for (let i = 0; i < then.count; i++) {
+      const start = then.starts[i]!;
+      const tab = then.text.indexOf(TAB, start);
+      const end = tab === -1 || tab > then.end(i) ? then.end(i) : tab;
+      this.#ids.set(idKey(then.text, start, end), i);
+    }
+    return this.#ids;
+  }
+
+  /** What changed, once every line of today's review went through chunk(). */
+  result(now: Side): Compared {
+    const tallies = this.#tallies;
+    // What the earlier review saw and this one did not: gone, when this review read everything.
+    if (now.complete)
+      for (let i = 0; i < this.#then.count; i++)
+        if (this.#matched[i] === 0) tallies.gone.add(parseLine(this.#then.line(i)));
+    const then = this.thenSide;
+    const partial = !now.complete || !then.complete;
+    const changes = {
+      compared_to: {
+        as_of: new Date(then.at).toISOString(),
+        age_days: Math.round((now.at - then.at) / 8_640_000) / 10,
+        complete: then.complete,
+      },
+      ...Object.fromEntries(CHANGE_KINDS.map((k) => [k, tallies[k].result()])),
+      unchanged: { count: this.#unchanged },
+      ...(partial ? { within_both_reads: true as const } : {}),
+    } as Changes;
+    return { changes, tallies, unchanged: this.#unchanged };
+  }
 }
 
 /** Pending then, decided now: approved or rejected; any other difference: changed. */

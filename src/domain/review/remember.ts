@@ -6,8 +6,8 @@
 import { UserInputError } from "../../errors/api-error.js";
 import { minusDuration } from "../period.js";
 import { type Entry, type HistoryOf, type HistoryRecord, type Loaded, pickEntry } from "./history.js";
-import { decodeLines, encodeLines } from "./history-codec.js";
-import { type Changes, type Compared, changesText, compareLines } from "./history-compare.js";
+import { LineEncoder, StoredLines } from "./history-codec.js";
+import { type Changes, type Compared, Comparison, changesText } from "./history-compare.js";
 
 /** A note as results carry them (the `{ code, text, params }` shape of structuredContent.notes). */
 export interface HistoryNote {
@@ -51,8 +51,8 @@ export interface ThisReview {
   /** When its budgets were read (epoch ms): the result's as_of. */
   at: number;
   complete: boolean;
-  /** Its matching budgets as history lines (history-codec.ts lineOf), made only when needed. */
-  lines: () => string[];
+  /** Gives its matching budgets as history lines (history-codec.ts lineOf), one at a time, only when needed. */
+  eachLine: (add: (line: string) => void) => void;
 }
 
 export interface Remembered {
@@ -100,21 +100,62 @@ export async function remember(
       ),
     );
   const record = loaded.kind === "record" ? loaded.record : undefined;
-  const lines = review.lines();
-  if (compareTo !== undefined && loaded.kind !== "unreadable")
-    compareStep(out, record, review, lines, compareTo, now);
-  await storeStep(out, history, review, record, lines, now);
+  // A result answered from the snapshot is the review already stored: nothing new to keep.
+  const stored = record?.entries.some((e) => e.at === review.at) === true;
+  const ask = loaded.kind === "unreadable" ? undefined : compareTo;
+  const entry = compareAndEncode(out, record, review, ask, !stored, now);
+  if (entry !== undefined && !stored) await storeStep(out, history, review.key, record, entry, now);
   return out;
 }
 
-function compareStep(
+/**
+ * Compare (when asked) and encode (when it is to be stored) in one pass; the earlier review,
+ * decoded, lives only here, so it is garbage before the store writes. Undefined: nothing to do.
+ */
+function compareAndEncode(
   out: Remembered,
   record: HistoryRecord | undefined,
   review: ThisReview,
-  lines: string[],
-  compareTo: CompareTo,
+  compareTo: CompareTo | undefined,
+  compress: boolean,
   now: number,
-): void {
+): Entry | undefined {
+  const comparing = compareTo === undefined ? undefined : startCompare(out, record, review, compareTo);
+  if (comparing === undefined && !compress) return undefined;
+  const entry = linesPass(review, comparing, compress);
+  if (comparing !== undefined) finishCompare(out, comparing, review, now);
+  return entry;
+}
+
+/** A compare under way: the earlier review decoded, fed today's lines chunk by chunk. */
+class Comparing {
+  error: Error | undefined;
+  constructor(
+    readonly comparison: Comparison,
+    readonly earlierAt: number,
+  ) {}
+
+  /** A line the earlier review holds that does not parse stops the compare, never the store. */
+  chunk(bytes: Buffer, from: number): void {
+    if (this.error !== undefined) return;
+    try {
+      this.comparison.chunk(bytes, from);
+    } catch (e) {
+      this.error = e instanceof Error ? e : new Error(String(e));
+    }
+  }
+}
+
+const notCompared = (reason: string): HistoryNote =>
+  note("history_unreadable", `History unreadable (${reason}): not compared.`, { reason });
+
+/** The stored review `compareTo` names, decoded; or a note why there is none to compare with. */
+function startCompare(
+  out: Remembered,
+  record: HistoryRecord | undefined,
+  review: ThisReview,
+  compareTo: CompareTo,
+): Comparing | undefined {
   const notAfter = compareTo.kind === "previous" ? review.at - 1 : Math.min(compareTo.at, review.at - 1);
   const earlier = record === undefined ? undefined : pickEntry(record.entries, notAfter);
   if (earlier === undefined) {
@@ -127,24 +168,41 @@ function compareStep(
         { compare_to: compareTo.kind === "previous" ? "previous" : compareTo.asked },
       ),
     );
-    return;
+    return undefined;
   }
+  try {
+    const then = StoredLines.decode(earlier.blob, earlier.count);
+    return new Comparing(new Comparison(then, { complete: earlier.complete, at: earlier.at }), earlier.at);
+  } catch (e) {
+    out.notes.push(notCompared((e as Error).message));
+    return undefined;
+  }
+}
+
+/**
+ * One pass over this review's lines: each chunk compared (when asked) and gzipped (when it is to be
+ * stored) as it is made, so neither the lines nor their whole text are ever all in memory at once.
+ */
+function linesPass(review: ThisReview, comparing: Comparing | undefined, compress: boolean): Entry {
+  const encoder = new LineEncoder(
+    comparing === undefined ? undefined : (bytes, from) => comparing.chunk(bytes, from),
+    compress,
+  );
+  review.eachLine((line) => encoder.add(line));
+  return { at: review.at, complete: review.complete, count: encoder.count, blob: encoder.finish() };
+}
+
+function finishCompare(out: Remembered, comparing: Comparing, review: ThisReview, now: number): void {
   let compared: Compared;
   try {
-    compared = compareLines(
-      { lines, complete: review.complete, at: review.at },
-      { lines: decodeLines(earlier.blob, earlier.count), complete: earlier.complete, at: earlier.at },
-    );
+    if (comparing.error !== undefined) throw comparing.error;
+    compared = comparing.comparison.result({ complete: review.complete, at: review.at });
   } catch (e) {
-    out.notes.push(
-      note("history_unreadable", `History unreadable (${(e as Error).message}): not compared.`, {
-        reason: (e as Error).message,
-      }),
-    );
+    out.notes.push(notCompared((e as Error).message));
     return;
   }
   out.changes = compared.changes;
-  out.lines = changesText(compared, now, earlier.at);
+  out.lines = changesText(compared, now, comparing.earlierAt);
   if (compared.changes.within_both_reads)
     out.notes.push(
       note(
@@ -158,21 +216,13 @@ function compareStep(
 async function storeStep(
   out: Remembered,
   history: Extract<HistoryOf, { on: true }>,
-  review: ThisReview,
+  key: string,
   record: HistoryRecord | undefined,
-  lines: string[],
+  entry: Entry,
   now: number,
 ): Promise<void> {
-  // A result answered from the snapshot is the review already stored: nothing new to keep.
-  if (record?.entries.some((e) => e.at === review.at)) return;
-  const entry: Entry = {
-    at: review.at,
-    complete: review.complete,
-    count: lines.length,
-    blob: encodeLines(lines),
-  };
   try {
-    const { kept } = await history.history.add(review.key, record, entry, now);
+    const { kept } = await history.history.add(key, record, entry, now);
     if (!kept)
       out.notes.push(
         note(
