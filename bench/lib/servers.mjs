@@ -21,12 +21,20 @@ export const FLOOR_V2_BIN = fileURLToPath(new URL("../floor-server-v2.mjs", impo
 /** The v2 floor plus the upstream request, returning ours' recorded answer (bench/floor-relay.mjs). */
 export const RELAY_BIN = fileURLToPath(new URL("../floor-relay.mjs", import.meta.url));
 
+/**
+ * Where the servers of this run keep their review history (interface.md §6e; on by default, as for a
+ * user): a directory of the run, removed at its end. In ~/.local/state it piled up run after run, and
+ * each run read what the earlier ones left.
+ */
+const STATE_HOME = mkdtempSync(join(tmpdir(), "maintenance-mcp-bench-state-"));
+process.once("exit", () => rmSync(STATE_HOME, { recursive: true, force: true }));
+
 /** The environment a server child gets: PATH etc., no inherited MMS_*, quiet logs, plus `extra`. */
 export function childEnv(extra = {}) {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith("MMS_") && k !== "MCP_HTTP_TOKEN"),
   );
-  return { ...base, LOG_LEVEL: "error", ...extra };
+  return { ...base, XDG_STATE_HOME: STATE_HOME, LOG_LEVEL: "error", ...extra };
 }
 
 /**
