@@ -10,7 +10,8 @@
  *   peak RSS (VmHWM) after the calls              <= 1.3 x the relay floor
  *   `tools/list` (JSON of the result)             <= 11,500 bytes
  * Timing ratios are noisy on a busy machine: a timing figure past its limit is measured once more
- * (fresh processes) and fails only when it is past the limit again. Prints the figures and the load
+ * (fresh processes; the start with twice the spawns, its ratio then the median of all three dozen)
+ * and fails only when it is past the limit again. Prints the figures and the load
  * average on stderr; exit 1 when a limit is passed.
  *   node bench/check.mjs
  */
@@ -41,8 +42,12 @@ const PAGE = 100;
 
 const bytes = (value) => Buffer.byteLength(JSON.stringify(value));
 
-/** Spawn → tools/list and spawn → first result, ours against the v2 floor: median ratios. */
-async function startFigures(sb) {
+/**
+ * Spawn → tools/list and spawn → first result, ours against the v2 floor: median ratios over `rounds`
+ * interleaved spawns each, and over the samples of an `earlier` measure when given (a second measure
+ * adds to the first rather than replacing it: more spawns, a steadier median).
+ */
+async function startFigures(sb, rounds = COLD_ROUNDS, earlier = undefined) {
   const first = { ours: [], floor: [] };
   const oursEnv = childEnv(sb.env());
   const cold = await interleave(
@@ -50,15 +55,25 @@ async function startFigures(sb) {
       ours: () => coldStart(OURS_BIN, oursEnv, TOOL, first.ours),
       floor: () => coldStart(FLOOR_V2_BIN, childEnv(), "constant", first.floor),
     },
-    { rounds: COLD_ROUNDS, warmup: 1 },
+    { rounds, warmup: 1 },
   );
   // The warm-up round's first results are not counted, like its tools/list times.
-  const firstOurs = median(first.ours.slice(-COLD_ROUNDS));
-  const firstFloor = median(first.floor.slice(-COLD_ROUNDS));
-  return {
-    cold: { ratio: median(cold.ours) / median(cold.floor), ms: [median(cold.ours), median(cold.floor)] },
-    first: { ratio: firstOurs / firstFloor, ms: [firstOurs, firstFloor] },
+  const samples = {
+    cold: {
+      ours: [...(earlier?.cold.ours ?? []), ...cold.ours],
+      floor: [...(earlier?.cold.floor ?? []), ...cold.floor],
+    },
+    first: {
+      ours: [...(earlier?.first.ours ?? []), ...first.ours.slice(-rounds)],
+      floor: [...(earlier?.first.floor ?? []), ...first.floor.slice(-rounds)],
+    },
   };
+  const figure = ({ ours, floor }) => ({
+    ratio: median(ours) / median(floor),
+    ms: [median(ours), median(floor)],
+    spawns: ours.length,
+  });
+  return { cold: figure(samples.cold), first: figure(samples.first), samples };
 }
 
 /** Per-call time against the relay floor, peak RSS against the v2 floor, and the tools/list bytes. */
@@ -102,7 +117,11 @@ async function callFigures(sb) {
   }
 }
 
-const GROUPS = { start: startFigures, calls: callFigures };
+/** A second measure: the start with twice the spawns, added to the first's; the calls afresh. */
+const GROUPS = {
+  start: (sb, figures) => startFigures(sb, 2 * COLD_ROUNDS, figures.samples),
+  calls: (sb) => callFigures(sb),
+};
 
 /** The figures past their limits, by name. */
 function failures(figures) {
@@ -118,7 +137,7 @@ function report(figures, label) {
     `[bench:check] ${label} (load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(" ")})`,
-    `  cold start (spawn → tools/list): ${f(figures.cold.ratio)} x the v2 floor (${ms(figures.cold.ms)}), limit ${LIMITS.cold}`,
+    `  cold start (spawn → tools/list): ${f(figures.cold.ratio)} x the v2 floor (${ms(figures.cold.ms)}, medians of ${figures.cold.spawns} spawns), limit ${LIMITS.cold}`,
     `  spawn → first result:            ${f(figures.first.ratio)} x the v2 floor (${ms(figures.first.ms)}), limit ${LIMITS.first}`,
     `  per call:                        ${f(figures.perCall.ratio)} x the relay floor (${figures.perCall.ms.map((x) => x.toFixed(2)).join(" vs ")} ms), limit ${LIMITS.perCall}`,
     `  peak RSS:                        ${f(figures.rss.ratio)} x the relay floor (${figures.rss.mib.map((x) => x.toFixed(1)).join(" vs ")} MiB), limit ${LIMITS.rss}; RSS now ${f(figures.rss.now[0] / figures.rss.now[1])} x the v2 floor (${figures.rss.now.map((x) => x.toFixed(1)).join(" vs ")} MiB)`,
@@ -145,7 +164,7 @@ async function main() {
       process.stderr.write(
         `[bench:check] past the limit: ${failed.join(", ")}; measuring ${[...again].join(" and ")} once more\n`,
       );
-      for (const group of again) Object.assign(figures, await GROUPS[group](sb));
+      for (const group of again) Object.assign(figures, await GROUPS[group](sb, figures));
       report(figures, "second measure");
       failed = failures(figures);
     }
