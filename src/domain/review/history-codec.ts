@@ -6,6 +6,8 @@
  * no finer part (nearly always), else the exact 10^-6 units with a `u` before them; never a float.
  */
 import { createRequire } from "node:module";
+import type { PricedBudget } from "../budget-view.js";
+import type { Currency, Exact } from "../money.js";
 
 // node:zlib (3-4 ms to load) on a history's first read or write, not at every start before tools/list.
 const require = createRequire(import.meta.url);
@@ -13,8 +15,6 @@ let zlibModule: typeof import("node:zlib") | undefined;
 const zlib = () => (zlibModule ??= require("node:zlib") as typeof import("node:zlib"));
 const gzipSync: typeof import("node:zlib").gzipSync = (data, options) => zlib().gzipSync(data, options);
 const gunzipSync: typeof import("node:zlib").gunzipSync = (data, options) => zlib().gunzipSync(data, options);
-import type { PricedBudget } from "../budget-view.js";
-import type { Currency, Exact } from "../money.js";
 
 /** One budget of a stored review. */
 export interface HistoryRow {
