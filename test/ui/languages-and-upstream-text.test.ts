@@ -349,13 +349,19 @@ describe("a review from the server's snapshot, and a partial review that resumes
       return call(rest); // this server has no snapshot: a plain read stands for the fresh one
     };
     const en = await open(args, { toolResult: fromSnapshot, now, callTool });
-    expect(await read(en.view.getByTestId("as-of"))).toBe("As of 10:42 AM, 95 s ago");
+    // Polled: the line is redrawn every second, and a frame's first drawing may come before the page's
+    // fixed clock reaches it (seen once in Chromium: "57 h ago", the real time); the next one has it.
+    await expect
+      .poll(() => read(en.view.getByTestId("as-of")), { timeout: 10_000 })
+      .toBe("As of 10:42 AM, 95 s ago");
     const es = await open(args, {
       toolResult: fromSnapshot,
       now,
       context: { theme: "light", locale: "es-MX" },
     });
-    expect(await read(es.view.getByTestId("as-of"))).toBe("Datos de las 10:42 a.m., hace 95 s");
+    await expect
+      .poll(() => read(es.view.getByTestId("as-of")), { timeout: 10_000 })
+      .toBe("Datos de las 10:42 a.m., hace 95 s");
     await screenshot(es, "docs/images/budget-review-es-as-of.png");
 
     await en.view.getByRole("button", { name: "Read again" }).click();
