@@ -5,7 +5,7 @@
  * is. The records' shapes (compact, detail, full) and their size costs live here too.
  */
 
-import type { AmountKind, Sort } from "./budget-review.js";
+import { type AmountKind, GROUPS, type Sort } from "./budget-review.js";
 import type { PendingAge, Subtotal, SummaryRow } from "./budget-summary.js";
 import {
   budgetLine,
@@ -292,15 +292,8 @@ const cur = (m: { currency: string; currency_unmapped?: true }) => ({
 const money = (m: { currency: string; currency_unmapped?: true; items_total: number; net_total?: number }) =>
   `${formatMoney(m.items_total, cur(m))}${m.net_total === undefined ? "" : ` (net ${formatMoney(m.net_total, cur(m))})`}`;
 
-const KEYS = [
-  "status",
-  "cost_center",
-  "third_party",
-  "month",
-  "work_order_status",
-  "age",
-  "work_order",
-] as const;
+/** The group keys a group row may carry besides its currency, in their order. */
+const KEYS = GROUPS.filter((k) => k !== "currency");
 
 /** "Work order 4027: 3 budgets: 131 pending, 140 approved, 152 rejected", the most budgets first. */
 function repeatedLines(out: QueryBudgetsResult): string[] {

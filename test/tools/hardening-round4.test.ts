@@ -7,11 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Budget } from "../../src/client/types.js";
-import {
-  createReviewServices,
-  type Deadline,
-  type ReviewSettings,
-} from "../../src/domain/review/services.js";
+import type { ReviewSettings } from "../../src/domain/review/services.js";
 import { sendJson, sendText } from "../client/fake-upstream.js";
 import { CLIENT_ID, CLIENT_SECRET } from "../client/helpers.js";
 import {
@@ -21,6 +17,7 @@ import {
   startBudgetUpstream,
 } from "../helpers/budget-upstream.js";
 import { connect, textOf } from "../helpers/mcp.js";
+import { manualDeadline, testReviewServices } from "../helpers/review-services.js";
 
 const budgets = (n: number, extra?: (i: number) => Record<string, unknown>) =>
   Array.from({ length: n }, (_, i) => makeBudget(i, extra?.(i)));
@@ -37,15 +34,7 @@ afterEach(async () => {
 
 async function setUp(list: Budget[], hostility: Hostility = {}, settings: Partial<ReviewSettings> = {}) {
   up = await startBudgetUpstream(list, hostility);
-  const services = createReviewServices({
-    deadlineMs: 45_000,
-    cacheSeconds: 300,
-    cacheMb: 64,
-    inflightMb: 64,
-    // The held pages never answer: after a stop they are aborted in 50 ms rather than the 2 s grace.
-    stopGraceMs: 50,
-    ...settings,
-  });
+  const services = testReviewServices(settings);
   const mcp = await connect({ clients: up.clients(), reviews: services.forTenant("acme"), sandbox: false });
   open.push(mcp);
   return async (
@@ -147,18 +136,6 @@ describe("resume tokens are sealed", () => {
     expect(good.out.complete).toBe(true);
   });
 });
-
-/** A deadline the test fires itself. */
-function manualDeadline() {
-  let controller = new AbortController();
-  return {
-    fire: () => controller.abort(new Error("review deadline")),
-    start: (ms: number): Deadline => {
-      controller = new AbortController();
-      return { at: Date.now() + ms, signal: controller.signal, clear: () => {} };
-    },
-  };
-}
 
 describe("right advice", () => {
   it("with the cache off, a partial review names MMS_REVIEW_CACHE_SECONDS=0, not the cache's size", async () => {

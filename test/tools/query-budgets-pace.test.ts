@@ -7,12 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Budget } from "../../src/client/types.js";
-import {
-  createReviewServices,
-  type Deadline,
-  type ReviewSettings,
-  timerDeadline,
-} from "../../src/domain/review/services.js";
+import { type Deadline, type ReviewSettings, timerDeadline } from "../../src/domain/review/services.js";
 import { QueryBudgetsInput, QueryBudgetsOutput } from "../../tools/query-budgets.js";
 import {
   type BudgetUpstream,
@@ -21,6 +16,7 @@ import {
   startBudgetUpstream,
 } from "../helpers/budget-upstream.js";
 import { connect, textOf } from "../helpers/mcp.js";
+import { manualDeadline, testReviewServices } from "../helpers/review-services.js";
 
 const budgets = (n: number, extra?: (i: number) => Record<string, unknown>) =>
   Array.from({ length: n }, (_, i) => makeBudget(i, extra?.(i)));
@@ -46,34 +42,9 @@ afterEach(async () => {
   up = undefined;
 });
 
-/** A deadline the test fires itself (the current call's). */
-function manualDeadline() {
-  let controller = new AbortController();
-  let started = 0;
-  return {
-    fire: () => controller.abort(new Error("review deadline")),
-    get started() {
-      return started;
-    },
-    start: (ms: number): Deadline => {
-      started += 1;
-      controller = new AbortController();
-      return { at: Date.now() + ms, signal: controller.signal, clear: () => {} };
-    },
-  };
-}
-
 async function setUp(list: Budget[], hostility: Hostility = {}, settings: Partial<ReviewSettings> = {}) {
   up = await startBudgetUpstream(list, hostility);
-  const services = createReviewServices({
-    deadlineMs: 45_000,
-    cacheSeconds: 300,
-    cacheMb: 64,
-    inflightMb: 64,
-    // The held pages never answer: after a stop they are aborted in 50 ms rather than the 2 s grace.
-    stopGraceMs: 50,
-    ...settings,
-  });
+  const services = testReviewServices(settings);
   const mcp = await connect({ clients: up.clients(), reviews: services.forTenant("acme"), sandbox: false });
   open.push(mcp);
   const call = async (args: Record<string, unknown>, onprogress?: (p: { progress: number }) => void) => {
