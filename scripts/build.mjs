@@ -59,11 +59,10 @@ function thirdPartyLicenses(inputs) {
 }
 
 /**
- * Three of undici's modules replaced in the bundle, each by a file in scripts/undici-shims/ that says
- * why: its `node:assert` (~6 ms to load), its HTTP/2 client (node:http2 and node:tls, ~8 ms), which
- * our Agent never uses, and the `node:zlib` its fetch utilities load (~3.5 ms), now loaded on first
- * use. Together ~17 ms off the first upstream request. The build fails if one no longer matches (a
- * new undici), rather than silently shipping without.
+ * Two of undici's modules replaced in the bundle, each by a file in scripts/undici-shims/ that says
+ * why: its `node:assert` (~6 ms to load) and its HTTP/2 client (node:http2 and node:tls, ~8 ms),
+ * which our Agent never uses. Together ~14 ms off the first upstream request. The build fails if
+ * either no longer matches (a new undici), rather than silently shipping without.
  */
 function undiciDiet() {
   const shims = join(root, "scripts", "undici-shims");
@@ -82,13 +81,8 @@ function undiciDiet() {
         replaced.add("client-h2");
         return { path: join(shims, "client-h2.cjs") };
       });
-      b.onResolve({ filter: /^node:zlib$/ }, (args) => {
-        if (!/node_modules\/undici\/lib\/web\/fetch\/util\.js$/.test(args.importer)) return undefined;
-        replaced.add("node:zlib");
-        return { path: join(shims, "zlib-lazy.cjs") };
-      });
       b.onEnd(() => {
-        for (const what of ["node:assert", "client-h2", "node:zlib"])
+        for (const what of ["node:assert", "client-h2"])
           if (!replaced.has(what))
             throw new Error(`undici-diet: undici no longer imports ${what}; update scripts/build.mjs`);
       });

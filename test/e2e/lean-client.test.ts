@@ -107,8 +107,8 @@ describe("the bundled HTTP client", () => {
       const loaded = await builtinsAfterOneCall(auth, sb.env({ auth }));
       // undici loaded (it reads node:http's header size limit), so the list covers the request path.
       expect(loaded).toContain("http");
-      // zlib: undici's fetch utilities get it on first use (scripts/undici-shims/zlib-lazy.cjs), the review
-      // history when it reads or writes one.
+      // zlib: the review history's codec loads it when it reads or writes one (undici's fetch utilities,
+      // which require it, are not loaded by our Agent and request).
       expect(loaded.filter((m) => ["assert", "http2", "tls", "zlib"].includes(m))).toEqual([]);
     },
     30_000,
