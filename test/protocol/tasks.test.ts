@@ -24,8 +24,11 @@ import { type Gate, startGate } from "../helpers/gate.js";
 import { connect } from "../helpers/mcp.js";
 import { repeatBudgets, useSandbox } from "../helpers/sandbox.js";
 
-const fixture = useSandbox();
-const NOW = () => new Date("2026-11-20T12:00:00Z");
+// One clock for the server and the sandbox's seed: the budgets (and so the pages a review walks)
+// are dated relative to it, so the counts below hold on any day the suite runs.
+const NOW_MS = Date.parse("2026-11-20T12:00:00Z");
+const NOW = () => new Date(NOW_MS);
+const fixture = useSandbox({ clock: { now: () => NOW_MS } });
 /** Every budget of company 1 since the start: over 2,000 budgets, more than 20 pages of 100. */
 const REVIEW = { since: "all", group_by: ["currency"], max_records: 100_000 };
 /** A result less `as_of`, the instant its reading began (two readings differ only there). */
@@ -148,7 +151,7 @@ describe("tasks over 2025-11-25", () => {
   });
 
   it("a finished task outlives its connection for its TTL, then is gone", async () => {
-    let now = Date.parse("2026-11-20T12:00:00Z");
+    let now = NOW_MS;
     const tasks = new TaskStore({ ttlMs: 900_000, now: () => now });
     gate.open();
     const first = await client(tasks);
