@@ -15,9 +15,19 @@ import { afterAll, beforeAll, describe } from "vitest";
 const INSTALL_HINT =
   "redis-server is not installed: run `apt-get update && apt-get install -y --no-install-recommends redis-server` (.ci/run does this in CI)";
 
+/**
+ * The environment redis-server runs in: ours less `LD_PRELOAD`. Under libfaketime (the suite's moved-clock
+ * runs, CONTRIBUTING.md "Clocks in tests") redis-server hangs at start with the library loaded; it keeps
+ * only relative times (TTLs), so the real clock serves it as well.
+ */
+function redisEnv(): NodeJS.ProcessEnv {
+  const { LD_PRELOAD: _preload, ...env } = process.env;
+  return env;
+}
+
 /** Whether `redis-server` can be run here. */
 export const redisInstalled: boolean =
-  spawnSync("redis-server", ["--version"], { stdio: "ignore" }).error === undefined;
+  spawnSync("redis-server", ["--version"], { stdio: "ignore", env: redisEnv() }).error === undefined;
 
 /**
  * `describe` for suites that need Redis. In CI (or with redis-server present) it runs them: a missing
@@ -96,7 +106,7 @@ async function startOnce(extraArgs: readonly string[]): Promise<RedisServer> {
       dir,
       ...extraArgs,
     ],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    { stdio: ["ignore", "ignore", "pipe"], env: redisEnv() },
   );
   let stderr = "";
   child.stderr?.on("data", (c: Buffer) => {

@@ -34,7 +34,10 @@ import { connect, textOf } from "../helpers/mcp.js";
 import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
 import { useSandbox } from "../helpers/sandbox.js";
 
-const fx = useSandbox();
+// One clock for everything in play: the sandbox seeds its budgets a day before the first review's
+// clock (2027-01-01 08:00Z), so every review below reads the same 260, on any day the suite runs.
+const SEEDED = Date.parse("2026-12-31T08:00:00Z");
+const fx = useSandbox({ clock: { now: () => SEEDED } });
 const quiet = createLogger({ level: "error", sink: () => {} });
 const dirs: string[] = [];
 const tempDir = () => {
@@ -229,7 +232,7 @@ describe("history in files", () => {
       redisTimeoutMs: 1000,
       logger: quiet,
     });
-    const { text } = await review(history, "t", new Date());
+    const { text } = await review(history, "t", new Date("2027-01-01T08:00:00Z"));
     expect(text).toContain("Not compared: review history is off (MMS_REVIEW_HISTORY_DAYS is 0).");
     expect(readdirSync(dir)).toEqual([]);
   });
