@@ -18,8 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => mcp.close());
 
-const call = (name: string, args: Record<string, unknown>) =>
-  mcp.client.callTool({ name, arguments: args });
+const call = (name: string, args: Record<string, unknown>) => mcp.client.callTool({ name, arguments: args });
 const ENTRY_POSTS = "POST /api/warehouse_entries_orders/WH-MAIN";
 const posts = (key: string) => fx.sb.faults.requestCount[key] ?? 0;
 
@@ -61,7 +60,9 @@ describe("the dry run's first line (interface.md §6g)", () => {
     expect(firstLine(dry)).toContain(
       `Only the real call can check (the API has no look-ups): task plan 1 exists and task ${SEED.tasks.main3} is in it; id_item ${SEED.items.notToolOrSpare} is a tool or spare part;`,
     );
-    expect(firstLine(dry)).toMatch(/A real call with idempotency_key "6g-res-1" writes once and is safe to repeat\.$/);
+    expect(firstLine(dry)).toMatch(
+      /A real call with idempotency_key "6g-res-1" writes once and is safe to repeat\.$/,
+    );
     const real = await call("add_task_resources", args);
     expect(real.isError).toBe(true);
     expect(textOf(real)).toContain(`${SEED.items.notToolOrSpare}`);
