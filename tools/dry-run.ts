@@ -3,6 +3,7 @@
  * exact request, the plan, the rules checked here, what only the API can judge, what the key would
  * meet in the idempotency store (its room and health included) and whether a confirmation would be
  * asked and could be. A real call that would be refused is said to be refused, never "writes once".
+ * The first line (interface.md §6g) says what only the real call can check and whether repeating it is safe.
  */
 import { z } from "zod";
 import type { PreparedRequest } from "../src/client/types.js";
