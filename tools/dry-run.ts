@@ -3,6 +3,7 @@
  * exact request, the plan, the rules checked here, what only the API can judge, what the key would
  * meet in the idempotency store (its room and health included) and whether a confirmation would be
  * asked and could be. A real call that would be refused is said to be refused, never "writes once".
+ * The first line (interface.md §6g) says what only the real call can check and whether repeating it is safe.
  */
 import { z } from "zod";
 import type { PreparedRequest } from "../src/client/types.js";
@@ -139,7 +140,31 @@ function confirmationLine(confirmation: string | undefined): string | undefined 
   return confirmation === undefined ? undefined : `Confirmation: ${confirmation}`;
 }
 
-/** The text of a dry run: nothing sent, the verdict and plan, checked, not checked, confirmation, key, request. */
+/**
+ * The first line's last sentence (interface.md §6g): whether repeating the real call is safe, by what
+ * the key would meet. The details follow on keyLine's line.
+ */
+function repeatSentence(fact: z.output<typeof KeyFact> | undefined, refused: boolean): string {
+  if (refused) return "The real call would be REFUSED before sending anything (see below).";
+  if (fact === undefined) return "Send an idempotency_key: then a real call is safe to repeat.";
+  const k = `idempotency_key ${JSON.stringify(fact.key)}`;
+  switch (fact.state) {
+    case "unused":
+      return `A real call with ${k} writes once and is safe to repeat.`;
+    case "replay":
+      return `A real call with ${k} is safe to repeat: the key was already used for this request, so it writes nothing new.`;
+    case "in_progress":
+      return `A real call with ${k} is safe to repeat: it sends nothing while the key's first call is unsettled.`;
+    default:
+      return `A real call with ${k} sends nothing: the key's first call has no confirmed outcome (see below).`;
+  }
+}
+
+/**
+ * The text of a dry run. Its first line says what only the real call can check (the API has no
+ * look-ups, so a dry run cannot check more) and whether the real call is safe to repeat; then the
+ * verdict and plan, what was checked, confirmation, key, request.
+ */
 export function dryRunText(out: {
   request?: Record<string, unknown> | undefined;
   plan?: string | undefined;
@@ -152,11 +177,11 @@ export function dryRunText(out: {
   const refused = out.confirmation?.startsWith("refused") || out.idempotency?.state === "unavailable";
   const verdict = !refused
     ? `The real call would ${out.plan}.`
-    : `The real call would be REFUSED before sending anything (see below); once that is fixed it would ${out.plan}.`;
+    : `Once the refusal below is fixed, the real call would ${out.plan}.`;
   return [
-    `Dry run: nothing sent, nothing written. ${verdict}`,
+    `Dry run: nothing sent. Only the real call can check (the API has no look-ups): ${(out.not_checked ?? []).join("; ")}. ${repeatSentence(out.idempotency, refused)}`,
+    verdict,
     `Checked here, passed: ${(out.checked ?? []).join("; ")}.`,
-    `Not checked (only the real call can tell): ${(out.not_checked ?? []).join("; ")}.`,
     confirmationLine(out.confirmation),
     keyLine(out.idempotency, refused),
     `Would send ${request.method} ${request.path} ${JSON.stringify(request.body)}`,

@@ -114,5 +114,5 @@ export const decimal = (schema: z.ZodNumber) =>
   });
 
 /** Shared by the writers: same words, same semantics (src/idempotency/store.ts). */
-export const dryRun = z.boolean().optional().describe("Checks only; sends nothing.");
+export const dryRun = z.boolean().optional().describe("Local checks only (no API look-ups); sends nothing.");
 export const idempotencyKey = text(200, "A retry returns the first result (24 h).").optional();

@@ -136,7 +136,7 @@ export function safetyNearMiss(name: string): ConfigProblem | undefined {
   if (variable !== undefined) {
     return {
       variable: name,
-      expected: `not a variable this server reads; did you mean ${variable.name}? Ignored, ${variable.ifMissed}, so the server does not start: rename it to ${variable.name} (or remove it)`,
+      expected: `not a variable this server reads; did you mean ${variable.name}? Ignored, ${variable.ifMissed}, so no tool runs until it is fixed: rename it to ${variable.name} (or remove it)`,
     };
   }
   const shared = safetyWordOf(name);
@@ -144,7 +144,7 @@ export function safetyNearMiss(name: string): ConfigProblem | undefined {
   const guess = closest(name, VARIABLE_NAMES);
   return {
     variable: name,
-    expected: `not a variable this server reads${guess ? `; did you mean ${guess}?` : "."} It shares the word ${shared.word} with a safety setting (${shared.safety.meant}): ignored, ${shared.safety.ifMissed}, so the server does not start: rename it to the setting you meant (or remove it)`,
+    expected: `not a variable this server reads${guess ? `; did you mean ${guess}?` : "."} It shares the word ${shared.word} with a safety setting (${shared.safety.meant}): ignored, ${shared.safety.ifMissed}, so no tool runs until it is fixed: rename it to the setting you meant (or remove it)`,
   };
 }
 

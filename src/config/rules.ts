@@ -69,15 +69,15 @@ const noReadmePlaceholders: ConfigRule = (env) =>
   PLACEHOLDER_VARIABLES.flatMap((name) => {
     const match = README_PLACEHOLDER.exec(read(env, name) ?? "");
     if (match === null) return [];
-    // A secret's own text is scrubbed from every message: name the kind of placeholder instead.
+    // A secret's own text is scrubbed from every message: say how the placeholder starts instead.
     const shown = SECRET_VARIABLES.includes(name)
-      ? 'a "your-..." example value'
-      : `"${(match[1] ?? match[2])!}"`;
+      ? 'a placeholder from the README (it starts with "your-"; a secret is never shown)'
+      : `the README's placeholder "${(match[1] ?? match[2])!}"`;
     const what = match[2] === undefined ? "your own value" : "the absolute path of the folder that holds it";
     return [
       {
         variable: name,
-        expected: `still holds the README's placeholder ${shown}: replace it with ${what} (mcp.json holds several example entries: keep only those you fill in; the sandbox entry needs none)`,
+        expected: `still holds ${shown}: replace it with ${what} (mcp.json holds several example entries: keep only those you fill in; the sandbox entry needs none)`,
       },
     ];
   });

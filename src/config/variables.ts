@@ -2,7 +2,8 @@
  * Every environment variable the server reads, in one table: `--help` lists it, the start-up check
  * of variable names (config.ts, checkEnvironment) knows it, the tests compare it with the source.
  * A safety variable is one whose absence leaves the server less safe than asked: a misspelt name
- * of one (`MMS_READONLY`, `MCP_HTTP_TOKNE`) stops the start instead of being ignored with a warning.
+ * of one (`MMS_READONLY`, `MCP_HTTP_TOKNE`) is a configuration problem, not a warning: no tool runs
+ * (over stdio every call answers with it, src/main/unconfigured.ts; with --http the start stops).
  * IMPORTANT: a variable the server starts to read goes here first (test/unit/variables.test.ts
  * fails on one that does not).
  */

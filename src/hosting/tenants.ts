@@ -67,7 +67,7 @@ const upstreamSchema = z.strictObject(
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `${unknownNames(issue.keys.length, "setting")}: expected only the MMS_* names of interface.md §2 (${[...PLAIN_NAMES, ...SECRET_NAMES].join(", ")})`
+        ? `${unknownNames(issue.keys.length, "setting")}: expected only the MMS_* names of docs/configuration.md (${[...PLAIN_NAMES, ...SECRET_NAMES].join(", ")})`
         : "expected an object of MMS_* settings",
   },
 );
@@ -123,13 +123,13 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; ex
       return {
         ok: false,
         expected: /end of JSON/.test(message)
-          ? "valid JSON (the text ends early)"
-          : "valid JSON (an unquoted value or a stray character)",
+          ? "not valid JSON: the text ends early"
+          : "not valid JSON: an unquoted value or a stray character",
       };
     const before = text.slice(0, Number(pos)).split("\n");
     return {
       ok: false,
-      expected: `valid JSON (syntax error at line ${before.length}, column ${before.at(-1)!.length + 1})`,
+      expected: `not valid JSON: a syntax error at line ${before.length}, column ${before.at(-1)!.length + 1}`,
     };
   }
 }
@@ -238,6 +238,59 @@ function resolveSecret(
   return value === "" ? { expected: 'the file named by "file" is empty' } : { value };
 }
 
+type Upstream = z.output<typeof upstreamSchema>;
+
+/**
+ * The upstream's settings as loadConfig reads them, each secret reference resolved. A reference that
+ * does not resolve is a problem and gets a stand-in value, so that loadConfig still reports the
+ * tenant's other problems (a pair it completes is not reported missing).
+ */
+function resolveUpstream(
+  upstream: Upstream,
+  env: Env,
+  baseDir: string,
+  readFile: ReadFile,
+  problem: (field: string, expected: string) => void,
+): { settings: Env; unresolved: Set<string> } {
+  const settings: Env = {};
+  const unresolved = new Set<string>();
+  for (const [key, value] of Object.entries(upstream)) {
+    if (value === undefined) continue;
+    if (typeof value === "string") {
+      settings[key] = value;
+      continue;
+    }
+    const secret = resolveSecret(value, env, baseDir, readFile);
+    if ("value" in secret) settings[key] = secret.value;
+    else {
+      unresolved.add(key);
+      settings[key] = "unresolved-reference";
+      problem(`upstream.${key}`, secret.expected);
+    }
+  }
+  return { settings, unresolved };
+}
+
+/** loadConfig of the upstream's settings, its problems reported but those of an unresolved reference. */
+function upstreamConfig(
+  settings: Env,
+  unresolved: Set<string>,
+  problem: (field: string, expected: string) => void,
+): Config | undefined {
+  try {
+    return loadConfig(settings);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const p of error.problems)
+      if (!unresolved.has(p.variable)) problem(`upstream.${p.variable}`, p.expected);
+    return undefined;
+  }
+}
+
+/**
+ * One tenant of the file, or undefined with its problems pushed: every problem of the tenant at once
+ * (its fields, its secret references, its upstream's settings), whichever fails first.
+ */
 function loadTenant(
   raw: unknown,
   index: number,
@@ -249,47 +302,27 @@ function loadTenant(
   const rawName = (raw as { name?: unknown } | null)?.name;
   // Only a valid name is quoted: anything else may be a value pasted in the wrong place.
   const label = typeof rawName === "string" && TENANT_NAME.test(rawName) ? rawName : undefined;
+  const problem = (field: string, expected: string) =>
+    problems.push({ variable: where(index, label, field), expected });
   const parsed = tenantSchema.safeParse(raw);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues)
-      problems.push({
-        variable: where(index, label, issue.path.join(".") || "(tenant)"),
-        expected: issue.message,
-      });
-    return undefined;
-  }
+  if (!parsed.success)
+    for (const issue of parsed.error.issues) problem(issue.path.join(".") || "(tenant)", issue.message);
+  // A tenant whose other fields fail still has its upstream checked, so its problems come together.
+  const upstream = parsed.success
+    ? parsed.data.upstream
+    : upstreamSchema.safeParse((raw as { upstream?: unknown } | null)?.upstream).data;
+  if (upstream === undefined) return undefined;
+  const { settings, unresolved } = resolveUpstream(upstream, env, baseDir, readFile, problem);
+  const config = upstreamConfig(settings, unresolved, problem);
+  if (!parsed.success || unresolved.size > 0 || config === undefined) return undefined;
   const t = parsed.data;
-  const upstreamEnv: Env = {};
-  let ok = true;
-  for (const [key, value] of Object.entries(t.upstream)) {
-    if (value === undefined) continue;
-    if (typeof value === "string") {
-      upstreamEnv[key] = value;
-      continue;
-    }
-    const secret = resolveSecret(value, env, baseDir, readFile);
-    if ("value" in secret) upstreamEnv[key] = secret.value;
-    else {
-      ok = false;
-      problems.push({ variable: where(index, t.name, `upstream.${key}`), expected: secret.expected });
-    }
-  }
-  if (!ok) return undefined;
-  try {
-    const config = loadConfig(upstreamEnv);
-    return {
-      name: t.name,
-      config,
-      readOnly: t.read_only,
-      tokenSha256: Buffer.from(t.token_sha256, "hex"),
-      oauthTenant: t.oauth_tenant ?? t.name,
-    };
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const p of error.problems)
-      problems.push({ variable: where(index, t.name, `upstream.${p.variable}`), expected: p.expected });
-    return undefined;
-  }
+  return {
+    name: t.name,
+    config,
+    readOnly: t.read_only,
+    tokenSha256: Buffer.from(t.token_sha256, "hex"),
+    oauthTenant: t.oauth_tenant ?? t.name,
+  };
 }
 
 function sameNameOrToken(tenants: Tenant[], problems: ConfigProblem[]): void {

@@ -77,8 +77,15 @@ export async function serve(plan: ServePlan, env: Env): Promise<number> {
 /** The one message of a start that cannot go on, or undefined for an unexpected failure. */
 function startProblem(error: unknown): string | undefined {
   if (error instanceof StartRefused) return error.message;
-  if (error instanceof ConfigError) return `${error.message}\nSee README, "Configuration".`;
+  if (error instanceof ConfigError) return `${error.message}\n${whereDescribed(error)}`;
   return undefined;
+}
+
+/** The doc that describes what the problems name: the tenants file's format is in docs/hosting.md, not the README. */
+function whereDescribed(error: ConfigError): string {
+  return error.problems.length > 0 && error.problems.every((p) => p.variable.startsWith("MCP_TENANTS_FILE"))
+    ? 'See docs/hosting.md, "Tenants file".'
+    : 'See README, "Configuration".';
 }
 
 /** LOG_LEVEL when valid, else info (loadConfig reports a bad value; the logger is needed before it runs). */

@@ -25,6 +25,8 @@ export interface Format {
   instant(iso: string, sameDayAs?: number): string;
   /** The zone's name as people say it: "Eastern Time", "hora de Chile", "UTC". */
   zoneName(): string;
+  /** The host's date at `now` (epoch ms) in its zone, as `date` writes it: "today" as the host's clock reads it. */
+  today(now: number): string;
 }
 
 /** The locale if the platform knows it, else the browser's, else English. */
@@ -103,6 +105,7 @@ export function createFormat(requested: string | undefined, requestedZone?: stri
       return times.format(ms);
     },
     zoneName: () => zoneNameOf(locale, timeZone),
+    today: (now) => date(dayInZone.format(now)),
   };
 }
 

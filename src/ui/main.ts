@@ -29,7 +29,7 @@ import {
 } from "./contract.js";
 import { createFormat } from "./format.js";
 import { messagesFor } from "./messages/index.js";
-import { asOfContent, h, renderBody, renderHead, type Speech } from "./render.js";
+import { asOfContent, h, renderBody, renderHead, type Speech, todayText } from "./render.js";
 
 /** The package's version, set by the build (scripts/build.mjs). */
 declare const VIEW_VERSION: string;
@@ -198,13 +198,15 @@ head.addEventListener("click", (event) => {
   }
   if (name === "fresh") void run(freshArguments(standing), standing, name);
 });
-// The snapshot's age stays current while it is on screen.
+// The snapshot's age stays current while it is on screen, and today's date past midnight.
 setInterval(() => {
   const line = head.querySelector<HTMLElement>("[data-as-of]");
   if (line) {
     const withZone = line.dataset.zone === "named";
     line.replaceChildren(...asOfContent(line.dataset.asOf!, Date.now(), state.speech, withZone));
   }
+  const today = head.querySelector<HTMLElement>("[data-testid=today]");
+  if (today) today.textContent = todayText(Date.now(), state.speech, today.dataset.zone === "named");
 }, AGE_TICK_MS);
 
 function applyContext(ctx: McpUiHostContext | undefined): void {

@@ -98,10 +98,13 @@ const FIRST_ROWS = 12;
 /**
  * The window line: the period in the host's time zone, named once here, the date it filters on,
  * whether it is the default, today. Returns whether it named the zone (the as-of line then need not).
+ * "Today" is the host's date in its zone at `now` (interface.md §6g), beside times in that zone; shown
+ * when the result states its own today (the server's, a UTC date, is not the host's near midnight).
  */
 export function windowText(
   period: Period,
-  today: string | undefined,
+  statesToday: boolean,
+  now: number,
   { fmt, t }: Speech,
 ): { parts: (Node | string)[]; zoned: boolean } {
   let span: (Node | string)[];
@@ -133,9 +136,19 @@ export function windowText(
     parts.push([t.window.basis(basis)]);
   }
   if (period.isDefault) parts.push([t.window.defaultPeriod]);
-  if (today) parts.push(fill(t.window.today(slot(0)), [when(fmt.date(today))]));
+  if (statesToday) {
+    // The zone is named here when the span did not name it: a date is a day only in a zone.
+    const attrs = { class: "date", "data-testid": "today", "data-zone": zoned ? undefined : "named" };
+    parts.push(fill(t.window.today(slot(0)), [h("span", attrs, todayText(now, { fmt, t }, !zoned))]));
+    zoned = true;
+  }
   const line = [...fill(t.window.line(slot(0)), [h("span", {}, ...span)])];
   return { parts: [...line, ...parts.flatMap((p) => [" · ", ...p])], zoned };
+}
+
+/** The host's date at `now` in its zone, the zone named when asked (main.ts redraws it as days pass). */
+export function todayText(now: number, { fmt }: Speech, withZone: boolean): string {
+  return withZone ? `${fmt.today(now)} (${fmt.zoneName()})` : fmt.today(now);
 }
 
 function filtersLine(filters: Filter[], t: Messages): HTMLElement | null {
@@ -179,7 +192,7 @@ export function renderHead(review: Review, speech: Speech, filters: Filter[], no
           review.scanned !== undefined ? ` · ${t.scanned(review.scanned)}` : ""
         }`;
   const partial = partialText(review, t);
-  const window = windowText(review.period, review.today, speech);
+  const window = windowText(review.period, review.today !== undefined, now, speech);
   return [
     h("p", { class: "window", "data-testid": "window" }, ...window.parts),
     filtersLine(filters, t),

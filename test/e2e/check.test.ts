@@ -87,7 +87,7 @@ describe("maintenance-mcp --check", () => {
     expect(run.code).toBe(2);
     expect(steps(run.stdout)).toMatchInlineSnapshot(`
       "maintenance-mcp VERSION: checking the configuration of a start
-        FAIL  environment: MMS_READONLY: not a variable this server reads; did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so the server does not start: rename it to MMS_READ_ONLY (or remove it)
+        FAIL  environment: MMS_READONLY: not a variable this server reads; did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so no tool runs until it is fixed: rename it to MMS_READ_ONLY (or remove it)
       1 of 1 checks failed: fix them and run maintenance-mcp --check again.
       "
     `);

@@ -36,7 +36,7 @@ describe("near-misses of safety names (interface.md §9)", () => {
     expect(call.isError).toBe(true);
     expect(text).toContain("MMS_CONFIRM: not a variable this server reads");
     expect(text).toContain("shares the word CONFIRM with a safety setting (MMS_CONFIRM_WRITES)");
-    expect(text).toContain("writes would be sent without asking the user, so the server does not start");
+    expect(text).toContain("writes would be sent without asking the user, so no tool runs until it is fixed");
     expect(run.stderr).not.toMatch(/SANDBOX MODE/); // the simulator never started
     expect(run.code).toBe(2);
   });
@@ -74,7 +74,9 @@ describe("what the host reads of a misconfiguration", () => {
     expect(text).toContain('MMS_BASE_URL: still holds the README\'s placeholder "your-host"');
     expect(text).toContain('MMS_AUTH_URL: still holds the README\'s placeholder "your-auth-host"');
     expect(text).toContain('MMS_CLIENT_ID: still holds the README\'s placeholder "your-client-id"');
-    expect(text).toContain("MMS_CLIENT_SECRET: still holds the README's placeholder");
+    expect(text).toContain(
+      'MMS_CLIENT_SECRET: still holds a placeholder from the README (it starts with "your-"; a secret is never shown)',
+    );
     expect(run.code).toBe(2);
   });
 

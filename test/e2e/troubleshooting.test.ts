@@ -109,7 +109,7 @@ describe("README troubleshooting", () => {
     const { isError, text } = await callWith({ ...hawkEnv(`${sb.url}/api`), MMS_READONLY: "true" });
     expect(isError).toBe(true);
     const refused =
-      "did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so the server does not start";
+      "did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so no tool runs until it is fixed";
     expect(text).toContain("maintenance-mcp cannot run list_warehouse_groups_1: Configuration problem");
     expect(text).toContain(refused);
     expect(readme).toContain("maintenance-mcp cannot run <tool>: Configuration problem");

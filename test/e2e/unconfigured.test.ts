@@ -80,14 +80,16 @@ describe("an unconfigured stdio start", () => {
     expect(run.code).toBe(2);
   });
 
-  it("a misspelt safety variable refuses the start: MMS_READONLY with --sandbox writes nothing", async () => {
+  it("a misspelt safety variable lets no tool run, as its message says: MMS_READONLY with --sandbox writes nothing", async () => {
     const { names, calls, run } = await session(
       rawSession(["--sandbox"], cleanEnv({ MMS_READONLY: "true" })),
     );
     expect(names).toEqual(TOOL_NAMES);
+    // "no tool runs": every call, the writers' included, answers with the problem.
+    for (const call of calls) expect(call.isError).toBe(true);
     const text = calls[names.indexOf("create_warehouse_entry")]!.content[0]!.text;
     expect(text).toContain(
-      "MMS_READONLY: not a variable this server reads; did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so the server does not start: rename it to MMS_READ_ONLY (or remove it)",
+      "MMS_READONLY: not a variable this server reads; did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so no tool runs until it is fixed: rename it to MMS_READ_ONLY (or remove it)",
     );
     expect(run.stderr).not.toMatch(/SANDBOX MODE/); // the simulator never started
     expect(run.code).toBe(2);

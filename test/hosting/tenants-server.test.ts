@@ -234,6 +234,9 @@ describe("MCP_TENANTS_FILE", () => {
     expect(await run.exited).toBe(2);
     expect(run.stderr()).toMatch(/tenants\[0\] "inline" upstream\.MMS_CLIENT_SECRET/);
     expect(run.stderr()).not.toContain("inline-secret-value");
+    // The tenants file is described in docs/hosting.md; the README does not describe it.
+    expect(run.stderr()).toContain('See docs/hosting.md, "Tenants file".');
+    expect(run.stderr()).not.toContain("See README");
     const sandboxed = spawnBin(["--http", "--port", "0", "--sandbox"], { MCP_TENANTS_FILE: bad });
     expect(await sandboxed.exited).toBe(2);
     expect(sandboxed.stderr()).toMatch(/MCP_TENANTS_FILE cannot be combined with --sandbox/);

@@ -262,13 +262,38 @@ describe("loadTenants", () => {
     const problems = problemsOf(() =>
       load({ tenants: [{ ...north, token_sha256: "x" }, { ...south, read_only: "yes" }, "not an object"] }),
     );
-    // tenants[1] stops at its schema, so its missing key file is not reported yet.
-    expect(problems).toHaveLength(3);
+    // Each tenant's problems together: tenants[1]'s bad field does not hide its missing key file.
+    expect(problems).toHaveLength(4);
     expect(problems.join("\n")).toMatchInlineSnapshot(`
       "MCP_TENANTS_FILE tenants[0] "plant-north" token_sha256: expected 64 lowercase hex digits: the SHA-256 of the bearer token, e.g. \`printf %s "$TOKEN" | sha256sum\`
       MCP_TENANTS_FILE tenants[1] "plant-south" read_only: expected true or false
+      MCP_TENANTS_FILE tenants[1] "plant-south" upstream.MMS_HAWK_KEY: cannot read the file named by "file" (ENOENT); a relative path is relative to the tenants file
       MCP_TENANTS_FILE tenants[2] (tenant): expected an object { name, token_sha256, upstream, read_only, oauth_tenant }"
     `);
+  });
+
+  it("reports a missing env reference beside the tenant's other problems, of its fields and of its upstream", () => {
+    const north2 = {
+      ...north,
+      token_sha256: "x",
+      upstream: {
+        MMS_BASE_URL: "https://cmms.example/api",
+        MMS_CLIENT_ID: "north",
+        MMS_CLIENT_SECRET: north.upstream.MMS_CLIENT_SECRET,
+      },
+    };
+    // No PLANT_NORTH_SECRET in the environment, no MMS_AUTH_URL for its OAuth pair, a bad token_sha256.
+    expect(problemsOf(() => load({ tenants: [north2] }, {}))).toEqual([
+      expect.stringMatching(
+        /^MCP_TENANTS_FILE tenants\[0\] "plant-north" token_sha256: expected 64 lowercase hex digits/,
+      ),
+      'MCP_TENANTS_FILE tenants[0] "plant-north" upstream.MMS_CLIENT_SECRET: the environment variable named by "env" is not set or empty; set it where the server starts',
+      expect.stringMatching(/^MCP_TENANTS_FILE tenants\[0\] "plant-north" upstream\.MMS_AUTH_URL: /),
+    ]);
+    // With the variable set, the other two remain and nothing is said of the secret.
+    const rest = problemsOf(() => load({ tenants: [north2] }));
+    expect(rest).toHaveLength(2);
+    expect(rest.join("\n")).not.toContain("MMS_CLIENT_SECRET");
   });
 
   it("reports an unreadable file, bad JSON (without quoting it) and an empty or wrong top level", () => {
@@ -277,14 +302,14 @@ describe("loadTenants", () => {
     ]);
     const broken = `{"tenants": [\n  {"upstream": {"MMS_CLIENT_SECRET": ${SECRET}}}]}`;
     expect(problemsOf(() => load(broken))).toEqual([
-      "MCP_TENANTS_FILE: valid JSON (an unquoted value or a stray character)",
+      "MCP_TENANTS_FILE: not valid JSON: an unquoted value or a stray character",
     ]);
     const comma = `{"tenants": [\n  {"upstream": {"MMS_CLIENT_SECRET": "${SECRET}",}}]}`;
     expect(problemsOf(() => load(comma))).toEqual([
-      "MCP_TENANTS_FILE: valid JSON (syntax error at line 2, column 74)",
+      "MCP_TENANTS_FILE: not valid JSON: a syntax error at line 2, column 74",
     ]);
     expect(problemsOf(() => load('{"tenants": ['))).toEqual([
-      "MCP_TENANTS_FILE: valid JSON (the text ends early)",
+      "MCP_TENANTS_FILE: not valid JSON: the text ends early",
     ]);
     expect(problemsOf(() => load({ tenants: [] }))).toEqual([
       "MCP_TENANTS_FILE tenants: expected at least one tenant",

@@ -165,8 +165,9 @@ describe("add_task_resources: dry_run and idempotency_key like create_warehouse_
       },
     });
     expect(firstLine(r)).toBe(
-      "[sandbox] Dry run: nothing sent, nothing written. The real call would add 1 resource(s) to task 104 of task plan 1.",
+      "[sandbox] Dry run: nothing sent. Only the real call can check (the API has no look-ups): task plan 1 exists and task 104 is in it; id_service_type 33 exists; none is on the task already; the credential may edit task plans and the company has the advanced-APIs add-on. Send an idempotency_key: then a real call is safe to repeat.",
     );
+    expect(allText(r)).toContain("The real call would add 1 resource(s) to task 104 of task plan 1.");
     expect(countOf(fx.sb, RESOURCES)).toBe(0);
   });
 

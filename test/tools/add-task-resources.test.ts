@@ -75,9 +75,9 @@ describe("add_task_resources", () => {
     });
     expect(out.idempotency).toBeUndefined();
     expect(textOf(result)).toMatchInlineSnapshot(`
-      "[sandbox] Dry run: nothing sent, nothing written. The real call would add 3 resource(s) to task 102 of task plan 1.
+      "[sandbox] Dry run: nothing sent. Only the real call can check (the API has no look-ups): task plan 1 exists and task 102 is in it; id_item 1003, 1001 are tools or spare parts; id_hourly_rate 11 exists; none is on the task already; the credential may edit task plans and the company has the advanced-APIs add-on. Send an idempotency_key: then a real call is safe to repeat.
+      The real call would add 3 resource(s) to task 102 of task plan 1.
       Checked here, passed: 3 resource(s), within 1 to 50; each has the reference its type needs; no resource twice.
-      Not checked (only the real call can tell): task plan 1 exists and task 102 is in it; id_item 1003, 1001 are tools or spare parts; id_hourly_rate 11 exists; none is on the task already; the credential may edit task plans and the company has the advanced-APIs add-on.
       Confirmation: none is asked (the server runs without --confirm-writes).
       No idempotency_key: if the real call fails unclearly, a retry could write twice; send one.
       Would send POST /api/group_tasks/1/tasks/102/resources {"resources":[{"type_description":"INVENTORY","id_item":1003},{"type_description":"INVENTORY","id_item":1001},{"type_description":"HUMAN_RESOURCES","id_hourly_rate":11}]}"

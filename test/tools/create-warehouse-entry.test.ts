@@ -59,9 +59,9 @@ describe("create_warehouse_entry", () => {
     const dry = await call({ ...purchase, dry_run: true });
     expect(textOf(dry)).toMatchInlineSnapshot(
       `
-      "[sandbox] Dry run: nothing sent, nothing written. The real call would create a new purchase of 1 item into warehouse WH-MAIN; third party: supplier SUP-001.
+      "[sandbox] Dry run: nothing sent. Only the real call can check (the API has no look-ups): warehouse WH-MAIN exists and is not integrated, and has TL-1002; user HR-001 exists and has a user account; SUP-001 exists and is a supplier; cost center CC-100 exists; the credential may create warehouse entries. Send an idempotency_key: then a real call is safe to repeat.
+      The real call would create a new purchase of 1 item into warehouse WH-MAIN; third party: supplier SUP-001.
       Checked here, passed: document and code_user given; warehouse_code WH-MAIN is one path segment; items given, each with unit_cost (a new purchase); 1 item: qty above 0, at most 6 decimals.
-      Not checked (only the real call can tell): warehouse WH-MAIN exists and is not integrated, and has TL-1002; user HR-001 exists and has a user account; SUP-001 exists and is a supplier; cost center CC-100 exists; the credential may create warehouse entries.
       Confirmation: none is asked (the server runs without --confirm-writes).
       No idempotency_key: if the real call fails unclearly, a retry could write twice; send one.
       Would send POST /api/warehouse_entries_orders/WH-MAIN {"movement_type":"1","is_from_movement":false,"document":"INV-2026-001","code_user":"HR-001","code_supplier":"SUP-001","value_cost_center":"CC-100","items":[{"code":"TL-1002","qty":"2","unit_cost":80}]}"
@@ -139,9 +139,9 @@ describe("create_warehouse_entry", () => {
       idempotency: { key: "return-andes-1", state: "unused" },
     });
     expect(textOf(result)).toMatchInlineSnapshot(`
-      "[sandbox] Dry run: nothing sent, nothing written. The real call would create a return of exit EX-7001 into warehouse WH-MAIN, partial (1 item); third party: the exit's customer.
+      "[sandbox] Dry run: nothing sent. Only the real call can check (the API has no look-ups): warehouse WH-MAIN exists and is not integrated, and has TL-1001; exit EX-7001 is from WH-MAIN and has TL-1001 not yet returned, in that quantity; user HR-001 exists and has a user account; the credential may create warehouse entries. A real call with idempotency_key "return-andes-1" writes once and is safe to repeat.
+      The real call would create a return of exit EX-7001 into warehouse WH-MAIN, partial (1 item); third party: the exit's customer.
       Checked here, passed: document and code_user given; warehouse_code WH-MAIN is one path segment; 1 item: qty above 0, at most 6 decimals; the idempotency store is healthy and has room for the key.
-      Not checked (only the real call can tell): warehouse WH-MAIN exists and is not integrated, and has TL-1001; exit EX-7001 is from WH-MAIN and has TL-1001 not yet returned, in that quantity; user HR-001 exists and has a user account; the credential may create warehouse entries.
       Confirmation: none is asked (the server runs without --confirm-writes).
       idempotency_key "return-andes-1": not used yet (the store is healthy and has room for it); if the API accepts the call it writes once, and a retry with the key returns that result.
       Would send POST /api/warehouse_entries_orders/WH-MAIN {"movement_type":"2","is_from_movement":false,"document":"EX-7001","code_user":"HR-001","items":[{"code":"TL-1001","qty":"1"}]}"

@@ -48,13 +48,20 @@ const SHOWCASE = { status: "pending", currency: ["EUR", "USD"], group_by: ["cost
 
 async function open(
   args: Record<string, unknown>,
-  options: { context?: Record<string, unknown>; serverTools?: boolean; on?: McpServer } = {},
+  options: {
+    context?: Record<string, unknown>;
+    serverTools?: boolean;
+    on?: McpServer;
+    /** The page's clock from the result (e.g. the server's today), else the real clock. */
+    now?: (result: CallToolResult) => Date;
+  } = {},
 ): Promise<{ hosted: Hosted; result: CallToolResult }> {
   const result = await call(args, options.on);
   const hosted = await openView(browser, {
     server: options.on ?? server,
     toolInput: args,
     toolResult: result,
+    ...(options.now ? { now: options.now(result) } : {}),
     ...(options.context ? { context: options.context } : {}),
     ...(options.serverTools === undefined ? {} : { serverTools: options.serverTools }),
   });
@@ -97,7 +104,9 @@ function keyedLines(text: string): { key: string; code: string; money: string; c
 describe("the budget-review view", () => {
   it("shows each currency's total as the agent's text says it, the window, and completeness", async () => {
     const args = { status: "pending", group_by: ["currency"] };
-    const { hosted, result } = await open(args);
+    // The server sends as_of (when it read the budgets): the page's clock is set to it.
+    const atAsOf = (r: CallToolResult) => new Date((r.structuredContent as { as_of: string }).as_of);
+    const { hosted, result } = await open(args, { now: atAsOf });
     const lines = currencyLines(textOf(result));
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) {
@@ -109,16 +118,20 @@ describe("the budget-review view", () => {
       review: { scanned: number; matched: number };
       period: { since: string; until: string; type_date: string; default: boolean };
       today: string;
+      as_of: string;
     };
     // The window as the result states it (UTC instants), in the host's locale.
     const at = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
+    // Today: the host's date in its zone (UTC here) at the page's clock, not the server's today.
     const day = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" });
     expect(sc.period).toMatchObject({ type_date: "creation_date", default: true });
     expect(await read(hosted.view.getByTestId("window"))).toBe(
       plainText(
-        `Window: ${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (UTC) · by work-order creation date · default period · today ${day.format(Date.parse(sc.today))}`,
+        `Window: ${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (UTC) · by work-order creation date · default period · today ${day.format(Date.parse(sc.as_of))}`,
       ),
     );
+    // The as-of line from the server's own as_of, in the host's zone (named by the window line).
+    expect(await read(hosted.view.getByTestId("as-of"))).toMatch(/^As of \d{1,2}:\d\d [AP]M, /);
     expect(await read(hosted.view.getByTestId("counts"))).toBe(
       `Scanned ${sc.review.scanned} · matched ${sc.review.matched} budgets`,
     );

@@ -215,14 +215,15 @@ describe("a review in the host's words, times and zone", () => {
       timeStyle: "short",
       timeZone: host.timeZone,
     });
-    const day = new Intl.DateTimeFormat(host.locale, { dateStyle: "medium", timeZone: "UTC" });
+    // Today is the host's date in its zone at the page's clock (interface.md §6g), not the server's.
+    const day = new Intl.DateTimeFormat(host.locale, { dateStyle: "medium", timeZone: host.timeZone });
     const window = await read(view.getByTestId("window"));
     expect(window).toContain(
       plainText(
         `${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (${host.zone})`,
       ),
     );
-    expect(window).toContain(plainText(day.format(Date.parse(sc.today))));
+    expect(await read(view.getByTestId("today"))).toBe(plainText(day.format(NOW)));
     // Polled: redrawn every second; a first drawing may precede the page's fixed clock (see languages-and-upstream-text).
     await expect.poll(() => read(view.getByTestId("as-of")), { timeout: 10_000 }).toBe(plainText(host.asOf));
     const page = plainText(await view.locator("main").textContent());
@@ -275,6 +276,46 @@ describe("a review in the host's words, times and zone", () => {
       expectClean(shot);
     }
     expectClean(hosted);
+  });
+});
+
+describe("today is the host's date in its zone (interface.md §6g)", () => {
+  // 02:30 UTC on Nov 27: still Nov 26 in New York and Santiago, Nov 27 in UTC and Tokyo.
+  const lateNight = new Date("2026-11-27T02:30:00Z");
+  it.each([
+    { locale: "en-US", timeZone: "America/New_York", today: "today Nov 26, 2026", zone: "Eastern Time" },
+    { locale: "es-CL", timeZone: "America/Santiago", today: "hoy 26-11-2026", zone: "hora de Chile" },
+    { locale: "en-US", timeZone: "Asia/Tokyo", today: "today Nov 27, 2026", zone: "Japan Standard Time" },
+  ])("$timeZone at 02:30 UTC: $today", async (host) => {
+    const args = { status: "pending", group_by: ["currency"] };
+    const open = async (toolResult: unknown) => {
+      const hosted = await openView(browser, {
+        server,
+        toolInput: args,
+        toolResult,
+        context: { theme: "light", locale: host.locale, timeZone: host.timeZone },
+        now: lateNight,
+      });
+      opened.push(hosted);
+      return hosted;
+    };
+    const zoneCount = async (hosted: Hosted) =>
+      plainText(await hosted.view.locator("main").textContent()).split(host.zone).length - 1;
+    // The window's instants name the zone; today stands beside them in it.
+    const windowed = await open(await call(args));
+    expect(await read(windowed.view.getByTestId("window"))).toContain(`(${host.zone})`);
+    expect(await read(windowed.view.getByTestId("today"))).toBe(host.today.replace(/^\S+ /, ""));
+    expect(await zoneCount(windowed)).toBe(1);
+    expectClean(windowed);
+    // A window without instants ("every date"): today names the zone itself, once.
+    const everyDate = await open(
+      await shaped(args, (sc) => {
+        sc.period = { ...(sc.period as object), since: null, until: null };
+      }),
+    );
+    expect(await read(everyDate.view.getByTestId("window"))).toContain(`${host.today} (${host.zone})`);
+    expect(await zoneCount(everyDate)).toBe(1);
+    expectClean(everyDate);
   });
 });
 

@@ -72,16 +72,27 @@ describe("each rule of loadConfig", () => {
   });
 
   it.each([
-    ["MMS_AUTH_URL", "https://your-auth-host", '"your-auth-host"'],
-    ["MMS_BASE_URL", "https://your-host/api", '"your-host"'],
-    ["MMS_CLIENT_ID", "your-client-id", '"your-client-id"'],
-    ["MMS_CLIENT_SECRET", "your-client-secret", 'a "your-..." example value'],
-    ["MCP_TENANTS_FILE", "/ABSOLUTE/PATH/TO/tenants.json", '"/ABSOLUTE/PATH/TO/"'],
-    ["NODE_EXTRA_CA_CERTS", "C:\\absolute\\path\\to\\ca.pem", '"\\absolute\\path\\to\\"'],
+    ["MMS_AUTH_URL", "https://your-auth-host", `the README's placeholder "your-auth-host"`],
+    ["MMS_BASE_URL", "https://your-host/api", `the README's placeholder "your-host"`],
+    ["MMS_CLIENT_ID", "your-client-id", `the README's placeholder "your-client-id"`],
+    [
+      "MMS_CLIENT_SECRET",
+      "your-client-secret",
+      'a placeholder from the README (it starts with "your-"; a secret is never shown)',
+    ],
+    ["MCP_TENANTS_FILE", "/ABSOLUTE/PATH/TO/tenants.json", `the README's placeholder "/ABSOLUTE/PATH/TO/"`],
+    [
+      "NODE_EXTRA_CA_CERTS",
+      "C:\\absolute\\path\\to\\ca.pem",
+      `the README's placeholder "\\absolute\\path\\to\\"`,
+    ],
   ])("noReadmePlaceholders: %s = %s is named as the README's placeholder", (variable, value, shown) => {
     const problems = CONFIG_RULES.noReadmePlaceholders({ [variable]: value });
     expect(problems.map((p) => p.variable)).toEqual([variable]);
-    expect(problems[0]!.expected).toContain(`still holds the README's placeholder ${shown}`);
+    expect(problems[0]!.expected).toContain(`still holds ${shown}: replace it with`);
+    // Each reads as one sentence: no article doubled ("the README's placeholder a ...").
+    expect(problems[0]!.expected).not.toMatch(/placeholder a /);
+    expect(JSON.stringify(problems)).not.toContain(value.includes("secret") ? value : "\u0000");
   });
 
   it("noReadmePlaceholders: real values that merely contain 'your' pass", () => {

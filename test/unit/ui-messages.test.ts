@@ -195,4 +195,13 @@ describe("times in the host's zone, the zone named as people say it", () => {
     expect(createFormat("es-CL", "America/Santiago").date("2026-11-28")).toBe("28-11-2026");
     expect(createFormat("pt-BR", "America/Sao_Paulo").instant("2026-11-28")).toBe("28 de nov. de 2026");
   });
+
+  it.each([
+    ["en-US", "America/New_York", "Nov 27, 2026"],
+    ["es-CL", "America/Santiago", "27-11-2026"],
+    ["en-US", "UTC", "Nov 28, 2026"],
+    ["en-US", "Asia/Tokyo", "Nov 28, 2026"],
+  ])("today (interface.md §6g): at 02:30 UTC on Nov 28, %s in %s reads %s", (locale, zone, day) => {
+    expect(createFormat(locale, zone).today(Date.parse("2026-11-28T02:30:00Z"))).toBe(day);
+  });
 });

@@ -104,7 +104,7 @@ describe("checkEnvironment", () => {
       expect(problems[0]!.variable).toBe(name);
       expect(problems[0]!.expected).toContain(`shares the word ${word} with a safety setting`);
       expect(problems[0]!.expected).toContain(consequence);
-      expect(problems[0]!.expected).toContain("so the server does not start");
+      expect(problems[0]!.expected).toContain("so no tool runs until it is fixed");
       expect(JSON.stringify(problems)).not.toContain(VALUE);
     },
   );
@@ -140,7 +140,7 @@ describe("checkEnvironment", () => {
     expect(checkEnvironment({ MMS_READONLY: "true" }).problems).toMatchInlineSnapshot(`
       [
         {
-          "expected": "not a variable this server reads; did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so the server does not start: rename it to MMS_READ_ONLY (or remove it)",
+          "expected": "not a variable this server reads; did you mean MMS_READ_ONLY? Ignored, the tools that write upstream would be offered, so no tool runs until it is fixed: rename it to MMS_READ_ONLY (or remove it)",
           "variable": "MMS_READONLY",
         },
       ]
