@@ -5,8 +5,8 @@
  * and within one address by token prefix, so that one client sending made-up tokens cannot hold
  * the queue: the last quarter of the turns is kept for addresses, and prefixes, holding less than
  * their share (`#mayHold`), and when too many wait the newest anonymous waiter of the busiest
- * address is shed (the caller answers 503 with Retry-After, never 401: congestion is not a
- * bad token).
+ * prefix of the busiest address is shed (the caller answers 503 with Retry-After, never 401:
+ * congestion is not a bad token).
  * IMPORTANT: clients behind one address and sending random tokens share one lane (a reverse proxy:
  * docs/security.md); the known-token lane still serves its signed-in users first.
  */
@@ -130,16 +130,20 @@ export class FairTurns {
     if (this.#waitingCount > this.#maxWaiting || countOf(lane) > this.#maxPerSource) this.#shedNewest();
   }
 
-  /** The newest waiter of the address with the most waiters leaves ("shed"). */
+  /**
+   * The newest waiter of the busiest prefix of the busiest address leaves ("shed"): a flood's own
+   * newest, not the one real token waiting beside it (ties: the newest of them).
+   */
   #shedNewest(): void {
     let busiest: Map<string, Waiter[]> | undefined;
     for (const lane of this.#lanes.values())
       if (busiest === undefined || countOf(lane) > countOf(busiest)) busiest = lane;
-    let newest: Waiter | undefined;
-    for (const queue of busiest?.values() ?? []) {
-      const last = queue.at(-1);
-      if (last !== undefined && (newest === undefined || last.seq > newest.seq)) newest = last;
+    let queue: Waiter[] | undefined;
+    for (const q of busiest?.values() ?? []) {
+      if (queue === undefined || q.length > queue.length) queue = q;
+      else if (q.length === queue.length && (q.at(-1)?.seq ?? -1) > (queue.at(-1)?.seq ?? -1)) queue = q;
     }
+    const newest = queue?.at(-1);
     if (newest !== undefined && this.#remove(newest)) newest.wake("shed");
   }
 
