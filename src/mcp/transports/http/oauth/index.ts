@@ -52,7 +52,7 @@ function refusalsOf(config: ResourceServerConfig) {
     unavailable: (description: string, retryAfterSeconds: number): Refusal => ({
       status: 503,
       retryAfterSeconds,
-      message: `Service unavailable: ${description} (retry in ${retryAfterSeconds} s).`,
+      message: `Service unavailable: ${description}; retry in ${retryAfterSeconds} s.`,
     }),
     signIn: (): Challenge => ({
       status: 401,

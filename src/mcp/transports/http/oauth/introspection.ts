@@ -43,7 +43,7 @@ export async function introspectOnce(
     return { ok: false, reason: "the access token is not a JWT, and token introspection is not configured" };
   const unreachable: Verification = {
     ok: false,
-    reason: "the authorization server could not be reached to check the access token; try again shortly",
+    reason: "the authorization server could not be reached to check the access token",
     retryAfterSeconds: UNREACHABLE_RETRY_S,
   };
   let endpoint: string | undefined;
@@ -73,7 +73,7 @@ export async function introspectOnce(
       await res.body?.cancel();
       return {
         ...unreachable,
-        reason: "the authorization server refused to introspect the token; try again shortly",
+        reason: "the authorization server refused to introspect the token",
       };
     }
     claims = (await res.json()) as Record<string, unknown>;
@@ -104,7 +104,7 @@ export function fairIntrospection(options: VerifierOptions, tolerance: number) {
     if ((await turns.take(request, options.introspectionWaitMs ?? 5_000)) === "shed")
       return {
         ok: false,
-        reason: "too many access tokens are being checked at once; your token was not refused, retry shortly",
+        reason: "too many access tokens are being checked at once; your token was not refused",
         retryAfterSeconds: SHED_RETRY_S,
       };
     try {

@@ -115,7 +115,7 @@ type KeySet = ReturnType<typeof remoteKeySet>;
 
 const KEYS_UNREADABLE: Verification = {
   ok: false,
-  reason: "the authorization server's keys could not be read; try again shortly",
+  reason: "the authorization server's keys could not be read",
   retryAfterSeconds: 10,
 };
 
