@@ -230,8 +230,7 @@ describe("introspection is bounded (interface.md §9b)", () => {
       new Set([
         JSON.stringify({
           ok: false,
-          reason:
-            "too many access tokens are being checked at once; your token was not refused, retry shortly",
+          reason: "too many access tokens are being checked at once; your token was not refused",
           retryAfterSeconds: 2,
         }),
       ]),
