@@ -98,22 +98,31 @@ export function tenantOfClaims(
   return { tenant };
 }
 
-export function oauthAuthentication(options: OAuthOptions): Authenticator {
-  const { config } = options;
+/**
+ * The verifier: the injected one, or jose and introspection against the issuer. With
+ * `onIssuerUnreachable`, the issuer's metadata is fetched now, so an unreachable one is said at start.
+ */
+function verifierOf(options: OAuthOptions): Verify {
+  const { config, onIssuerUnreachable } = options;
   const issuerCache = new IssuerCache(config.issuer);
-  const verify =
+  if (onIssuerUnreachable !== undefined)
+    void issuerCache.probe().then((problem) => {
+      if (problem !== undefined) onIssuerUnreachable(issuerUnreachableWarning(config.issuer, problem));
+    });
+  return (
     options.verify ??
     createVerifier({
       issuer: config.issuer,
       audience: config.publicUrl,
       issuerCache,
       introspection: config.introspection,
-    });
-  const { onIssuerUnreachable } = options;
-  if (onIssuerUnreachable !== undefined)
-    void issuerCache.probe().then((problem) => {
-      if (problem !== undefined) onIssuerUnreachable(issuerUnreachableWarning(config.issuer, problem));
-    });
+    })
+  );
+}
+
+export function oauthAuthentication(options: OAuthOptions): Authenticator {
+  const { config } = options;
+  const verify = verifierOf(options);
   const paths = metadataPaths(config.publicUrl);
   const document = protectedResourceMetadata({ issuer: config.issuer, publicUrl: config.publicUrl });
   const refusals = refusalsOf(config);
