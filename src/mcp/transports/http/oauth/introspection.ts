@@ -129,7 +129,7 @@ export function fairIntrospection(options: VerifierOptions, tolerance: number) {
     }
     return flight;
   };
-  return Object.assign(introspect, { turns });
+  return introspect;
 }
 
 const expOf = (result: Verification & { ok: true }) => {
