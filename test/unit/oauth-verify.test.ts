@@ -241,4 +241,53 @@ describe("introspection is bounded (interface.md §9b)", () => {
       first.every((a) => !a.ok && a.reason.includes("not active") && a.retryAfterSeconds === undefined),
     ).toBe(true);
   });
+
+  it("a user whose remembered answer ran out waits in the known lane: the next free turn is theirs, not the flood's", async () => {
+    const held = new Map<string, (claims: Record<string, unknown>) => void>();
+    let onHeld = () => {};
+    const as = await fakeIssuer((answer, token) => {
+      if (token.startsWith("Zq9x")) return answer({ active: true, sub: "ann", aud: AUDIENCE, exp: 4e9 });
+      held.set(token, answer);
+      onHeld();
+    });
+    const heldAtLeast = (n: number) =>
+      new Promise<void>((resolve) => {
+        onHeld = () => held.size >= n && resolve();
+        onHeld();
+      });
+    let now = 1_800_000_000_000;
+    const verify = createVerifier({
+      issuer: as.issuer,
+      audience: AUDIENCE,
+      issuerCache: new IssuerCache(as.issuer),
+      introspection,
+      maxIntrospections: 4,
+      introspectionWaitMs: 60_000,
+      now: () => now,
+    });
+    const user = "Zq9x-user-token-0123456789";
+    expect((await verify(user, { source: "10.0.0.7" })).ok).toBe(true);
+    now += 5 * 60_000 + 1; // its remembered answer runs out
+    // Two addresses' made-up tokens take all 4 turns (3 and 1) and more of them wait.
+    const flood = [
+      ...Array.from({ length: 6 }, (_, i) => verify(`made-a-${i}-0123456789`, { source: "10.0.0.66" })),
+      ...Array.from({ length: 3 }, (_, i) => verify(`made-b-${i}-0123456789`, { source: "10.0.0.99" })),
+    ];
+    await heldAtLeast(4);
+    const again = verify(user, { source: "10.0.0.7" });
+    // One turn frees. Without the known lane it would go to 10.0.0.99's next made-up token (held
+    // for good), and the user would wait out its 60 s.
+    held.get("made-b-0-0123456789")?.({ active: false });
+    held.delete("made-b-0-0123456789");
+    expect(await again).toMatchObject({ ok: true, token: { subject: "ann" } });
+    const release = () => {
+      for (const [token, answer] of held) {
+        held.delete(token);
+        answer({ active: false });
+      }
+    };
+    onHeld = release;
+    release();
+    expect((await Promise.all(flood)).every((a) => !a.ok && a.retryAfterSeconds === undefined)).toBe(true);
+  });
 });
