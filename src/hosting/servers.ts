@@ -19,6 +19,7 @@ import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
 import type { ProcessHistory } from "../domain/review/history.js";
 import { createReviewServices, type ProcessReviews } from "../domain/review/services.js";
+import { UserInputError } from "../errors/api-error.js";
 import { IdempotencyStore } from "../idempotency/store.js";
 import { type Caller, mayCall, READ_SCOPE, WRITE_SCOPE } from "../mcp/caller.js";
 import type { ProtocolServer, StateSigner } from "../mcp/sdk.js";
@@ -203,8 +204,35 @@ function tenantDeps(
 }
 
 /**
- * The tenant's server for one caller: an OAuth caller's lists and runs only the tools its scopes
- * allow, and its audit log and spans name its `sub` and `client_id`.
+ * A tool as an OAuth caller sees it: one its token's scopes do not allow is still listed, its
+ * description saying which scope it needs (interface.md §9c), so a host calls it, gets the 403
+ * insufficient_scope of the HTTP edge (which runs nothing) and signs the user in again with it.
+ */
+function withScopeNote(tool: AnyTool, caller: Caller): AnyTool {
+  const write = !tool.annotations.readOnlyHint;
+  if (mayCall(caller, write)) return tool;
+  const cached = scopeNoted.get(tool);
+  if (cached !== undefined) return cached;
+  const scope = write ? WRITE_SCOPE : READ_SCOPE;
+  const noted: AnyTool = {
+    ...tool,
+    description: `${tool.description}\nNeeds the OAuth scope ${scope}, which your access token lacks: a call is refused (403 insufficient_scope) and your host asks you to sign in again granting ${scope}.`,
+    // IMPORTANT: the HTTP edge refuses the call first; this only keeps a way round it from running.
+    handler: () => {
+      throw new UserInputError(`this access token lacks the OAuth scope ${scope}: sign in again granting it`);
+    },
+  };
+  scopeNoted.set(tool, noted);
+  return noted;
+}
+
+/** Each tool's noted form, made once (the server prepares a tool's listing once per object). */
+const scopeNoted = new WeakMap<AnyTool, AnyTool>();
+
+/**
+ * The tenant's server for one caller: an OAuth caller lists every tool, those its scopes do not
+ * allow saying so, and runs only those they allow (the HTTP edge refuses the others); its audit log
+ * and spans name its `sub` and `client_id`.
  */
 export function serverForCaller(
   caller: Caller | undefined,
@@ -213,7 +241,7 @@ export function serverForCaller(
 ): ProtocolServer {
   if (caller?.scopes === undefined && caller?.subject === undefined && caller?.clientId === undefined)
     return createServer(deps, serverOptions);
-  const principal = { subject: caller.subject, clientId: caller.clientId };
+  const principal = { subject: caller.subject, clientId: caller.clientId, tokenRef: caller.tokenRef };
   const writers = new Set(serverOptions.tools.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name));
   return createServer(
     {
@@ -229,7 +257,7 @@ export function serverForCaller(
     },
     {
       ...serverOptions,
-      tools: serverOptions.tools.filter((t) => mayCall(caller, !t.annotations.readOnlyHint)),
+      tools: serverOptions.tools.map((t) => withScopeNote(t, caller)),
       // The list depends on the token's scopes.
       privateLists: true,
     },

@@ -38,7 +38,7 @@ export async function runHttp(
       token: settings.httpToken,
       authenticator: plan.oauthDemo
         ? await demoAuthenticator(plan, open, logger)
-        : await authenticatorFor(http, settings),
+        : await authenticatorFor(http, settings, logger),
       writerTools: settings.writerTools,
       ...(settings.tenants === undefined || settings.tenantMaxInFlight === undefined
         ? {}
@@ -92,6 +92,7 @@ async function authenticatorFor(
     tenants: Tenant[] | undefined;
     oauth: ResourceServerConfig | undefined;
   },
+  logger: Logger,
 ): Promise<Authenticator> {
   const schemes: Authenticator[] = [];
   const { tenants, oauth } = settings;
@@ -105,6 +106,8 @@ async function authenticatorFor(
     schemes.push(
       oauthAuthentication({
         config: oauth,
+        // Said at start, not only by --check (interface.md §9c); the server still starts.
+        onIssuerUnreachable: (message) => logger.warn(message),
         ...(tenants === undefined
           ? {}
           : { tenantByClaim: (value: string) => tenantByClaim(tenants, value)?.name }),

@@ -11,6 +11,11 @@ export interface Caller {
   subject?: string;
   /** OAuth: the token's `client_id` (audit log, spans). */
   clientId?: string;
+  /**
+   * OAuth, a token with neither `sub` nor a client id: an HMAC of the token under a per-process key
+   * (never the token), the owner of its tasks and confirmations, so two such tokens share nothing.
+   */
+  tokenRef?: string;
 }
 
 /** The scope the readers need, and the one the writers need (interface.md §7c). */

@@ -47,7 +47,12 @@ export interface ServerDeps {
   /** The tenant (MCP_TENANTS_FILE) this server acts for: named in traces; never its token. */
   tenant?: string | undefined;
   /** The OAuth token's `sub` and `client_id` this server acts for: named in traces; never the token. */
-  principal?: { subject?: string | undefined; clientId?: string | undefined };
+  principal?: {
+    subject?: string | undefined;
+    clientId?: string | undefined;
+    /** A token that names no one: its reference (src/mcp/caller.ts), which alone owns its confirmations. */
+    tokenRef?: string | undefined;
+  };
   /**
    * The secrets this server's answers are scrubbed with: its configuration's (the tenant's own), so
    * that no answer depends on another tenant's secrets. Default: every secret of the process.
@@ -236,6 +241,7 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
               deps.tenant ?? "",
               deps.principal.subject ?? null,
               deps.principal.clientId ?? null,
+              ...(deps.principal.tokenRef === undefined ? [] : [deps.principal.tokenRef]),
             ]),
       cacheScope: options.privateLists ? "private" : "public",
       tasks: deps.tasks,

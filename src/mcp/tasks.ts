@@ -72,10 +72,17 @@ export interface TaskOwner {
   scopes?: readonly string[] | undefined;
 }
 
-/** The owner a caller's tasks belong to. */
+/**
+ * The owner a caller's tasks belong to: the static token, an OAuth subject through one client, or,
+ * for a token that names neither (interface.md §9c), that token itself (its `tokenRef`): binding
+ * keeps its tasks usable for the token's life, where a refusal would take tasks away from it.
+ */
 export function ownerOf(caller: Caller | undefined): TaskOwner {
   if (caller?.scopes === undefined && caller?.subject === undefined && caller?.clientId === undefined)
     return { key: "token" };
+  if (caller.subject === undefined && caller.clientId === undefined)
+    // Without a reference (never from the OAuth edge), an owner no one else can be: nothing shared.
+    return { key: JSON.stringify(["oauth-token", caller.tokenRef ?? randomUUID()]), scopes: caller.scopes };
   return {
     key: JSON.stringify(["oauth", caller.subject ?? null, caller.clientId ?? null]),
     scopes: caller.scopes,

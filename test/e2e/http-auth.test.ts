@@ -157,3 +157,41 @@ describe("OAuth discovery against a static bearer token", () => {
     expect(server.output.stderr + server.output.stdout).not.toContain(TOKEN);
   });
 });
+
+describe("an unreachable MCP_OAUTH_ISSUER (interface.md §9c)", () => {
+  it("is warned about once at start, the server still starts, and a token it cannot check gets 503 with Retry-After, not 401", async () => {
+    const issuer = "http://127.0.0.1:1";
+    const warned =
+      /"level":"warn","msg":"MCP_OAUTH_ISSUER http:\/\/127\.0\.0\.1:1 cannot be reached: no metadata for MCP_OAUTH_ISSUER \(http:\/\/127\.0\.0\.1:1\/\.well-known\/oauth-authorization-server: cannot connect;[^"]*\)\. The server runs, but no OAuth access token can be checked until it answers; run maintenance-mcp --check --http to see what it finds\."/g;
+    const oauth = await startBin(
+      ["--sandbox", "--http", "--port", "0"],
+      cleanEnv({ MCP_OAUTH_ISSUER: issuer, MCP_PUBLIC_URL: "http://127.0.0.1:3333/mcp" }),
+      /listening on (http:\S+)[\s\S]*MCP_OAUTH_ISSUER|MCP_OAUTH_ISSUER[\s\S]*listening on (http:\S+)/,
+    );
+    try {
+      const endpoint = oauth.match[1] ?? oauth.match[2]!;
+      // A JWT-shaped token: its keys cannot be read, which is no fault of the token.
+      const jwtShaped = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
+      const res = await fetch(endpoint, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${jwtShaped}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("10");
+      expect(res.headers.get("www-authenticate")).toBeNull();
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+        "Service unavailable: the authorization server's keys could not be read; retry in 10 s.",
+      );
+      expect(oauth.output.stderr.match(warned)).toHaveLength(1);
+    } finally {
+      oauth.child.kill("SIGTERM");
+      await once(oauth.child, "exit");
+    }
+    expect(oauth.output.stderr.match(warned)).toHaveLength(1);
+  });
+});

@@ -149,6 +149,36 @@ describe("tasks belong to who made them (interface.md §9b)", () => {
     }
   });
 
+  it("tokens naming neither sub nor a client share no task owner: each token's tasks are its own, on any connection (interface.md §9c)", async () => {
+    const key = await importJWK(as.signingKey as JWK, "ES256");
+    const nameless = (jti: string) =>
+      new SignJWT({ scope: FULL, jti })
+        .setProtectedHeader({ alg: "ES256", kid: "demo-es256" })
+        .setIssuer(as.issuer)
+        .setAudience(http.url)
+        .setIssuedAt()
+        .setExpirationTime("5m")
+        .sign(key);
+    const [first, second] = [await nameless("one"), await nameless("two")];
+    const a = await client(first);
+    const b = await client(second);
+    const again = await client(first);
+    try {
+      const task = await startTask(a);
+      await expect(b.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/no task/);
+      await expect(b.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toThrow(
+        /no task/,
+      );
+      await expect(b.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/no task/);
+      expect((await b.experimental.tasks.listTasks()).tasks).toEqual([]);
+      const result = await again.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect(result.structuredContent).toMatchObject({ complete: true });
+      expect((await again.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).toEqual([task.taskId]);
+    } finally {
+      await Promise.all([a, b, again].map((c) => c.close()));
+    }
+  });
+
   it("a token with mms:write only, refused on query_budgets, cannot read alice's review through tasks/result", async () => {
     const alice = await client(await token("alice", "host-w", FULL));
     const writeOnly = await client(await token("alice", "host-w", "mms:write"));

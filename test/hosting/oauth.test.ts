@@ -172,14 +172,16 @@ describe("OAuth resource server, full scopes", () => {
   it("the MCP SDK's OAuth client signs in (mms:read, as the 401 asks), steps up to mms:write on a writer's 403, and writes; the audit log names sub and client_id", async () => {
     const { client, provider } = await signedInClient(stack.http.url);
     expect(provider.saved?.scope).toBe("mms:read");
-    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("create_warehouse_entry");
+    const listed = (await client.listTools()).tools.find((t) => t.name === "create_warehouse_entry");
+    expect(listed?.description).toContain("Needs the OAuth scope mms:write, which your access token lacks");
     const read = await client.callTool({ name: "list_warehouse_groups_1", arguments: { limit: 1 } });
     expect(read.isError).toBeFalsy();
-    // The writer is not listed; a host that calls it anyway gets the 403, and the SDK asks for more.
+    // The writer is listed (interface.md §9c): the host calls it, gets the 403, and the SDK asks for more.
     provider.authorizationUrl = undefined;
     await expect(
       client.callTool({ name: "create_warehouse_entry", arguments: entry("OAUTH-1") }),
     ).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(fx.sb.state.movements.filter((m) => m.movement.document === "OAUTH-1")).toHaveLength(0);
     expect((provider.authorizationUrl as URL | undefined)?.searchParams.get("scope")?.split(" ")).toEqual(
       expect.arrayContaining(["mms:read", "mms:write"]),
     );
@@ -194,7 +196,8 @@ describe("OAuth resource server, full scopes", () => {
     await writer.connect(
       new StreamableHTTPClientTransport(new URL(stack.http.url), { authProvider: provider }),
     );
-    expect((await writer.listTools()).tools.map((t) => t.name)).toContain("create_warehouse_entry");
+    const relisted = (await writer.listTools()).tools.find((t) => t.name === "create_warehouse_entry");
+    expect(relisted?.description).not.toContain("Needs the OAuth scope");
     const write = await writer.callTool({ name: "create_warehouse_entry", arguments: entry("OAUTH-1") });
     expect(write.isError).toBeFalsy();
     await writer.close();
@@ -284,13 +287,17 @@ describe("OAuth resource server, a token with mms:read only", () => {
   });
   afterAll(() => stack.close());
 
-  it("lists only the readers; a writer call gets 403 insufficient_scope naming both scopes", async () => {
+  it("lists the writers too, saying they need mms:write; a writer call gets 403 insufficient_scope naming mms:write and writes nothing", async () => {
     const { client, provider } = await signedInClient(stack.http.url);
-    const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toContain("list_warehouse_groups_1");
-    expect(names).not.toContain("create_warehouse_entry");
-    expect(names).not.toContain("add_task_resources");
+    const { tools } = await client.listTools();
+    const description = (name: string) => tools.find((t) => t.name === name)?.description ?? "missing";
+    for (const writer of ["create_warehouse_entry", "add_task_resources"])
+      expect(description(writer)).toMatch(
+        /\nNeeds the OAuth scope mms:write, which your access token lacks: a call is refused \(403 insufficient_scope\) and your host asks you to sign in again granting mms:write\.$/,
+      );
+    expect(description("list_warehouse_groups_1")).not.toContain("Needs the OAuth scope");
     await client.close();
+    const before = fx.sb.state.movements.length;
     const res = await post(
       stack.http.url,
       { authorization: `Bearer ${provider.saved!.access_token}` },
@@ -305,9 +312,14 @@ describe("OAuth resource server, a token with mms:read only", () => {
     const origin = new URL(stack.http.url).origin;
     expect(res.headers.get("www-authenticate")).toMatch(
       new RegExp(
-        `^Bearer error="insufficient_scope", scope="mms:read mms:write", resource_metadata="${origin}/\\.well-known/oauth-protected-resource/mcp"`,
+        `^Bearer error="insufficient_scope", scope="mms:write", resource_metadata="${origin}/\\.well-known/oauth-protected-resource/mcp"`,
       ),
     );
+    expect(await res.json()).toMatchObject({
+      error: { message: expect.stringContaining("sign in again and grant mms:write") },
+    });
+    expect(fx.sb.state.movements.length).toBe(before);
+    expect(fx.sb.state.movements.filter((m) => m.movement.document === "NO")).toHaveLength(0);
   });
 });
 

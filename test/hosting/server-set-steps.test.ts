@@ -83,14 +83,26 @@ describe("tenantServer and serverForCaller", () => {
     server.tasks.close();
   });
 
-  it("an OAuth caller with the read scope lists only the readers, and its audit names sub and client_id", async () => {
+  it("an OAuth caller with the read scope lists the writers too, saying they need mms:write, and cannot run one; its audit names sub and client_id", async () => {
     const tools = ALL.filter((t) => t.requires !== "hub");
     const { server, lines } = await serverOf(undefined, tools);
     const reader: Caller = { tenant: undefined, scopes: ["mms:read"], subject: "u-7", clientId: "app-1" };
     const readerClient = await clientOf(server.make(reader));
-    expect(names((await readerClient.listTools()).tools as never)).toEqual(
-      READERS.filter((n) => tools.some((t) => t.name === n)),
-    );
+    const listed = (await readerClient.listTools()).tools;
+    expect(names(listed as never)).toEqual(names(tools));
+    for (const tool of listed)
+      expect(tool.description?.includes("Needs the OAuth scope mms:write"), tool.name).toBe(
+        !READERS.includes(tool.name),
+      );
+    // The HTTP edge refuses such a call with 403 first (oauth.test.ts); past it, the tool still does not run.
+    const before = fx.sb.state.movements.length;
+    const refused = await readerClient.callTool({
+      name: "create_warehouse_entry",
+      arguments: purchaseArgs("STEP-0"),
+    });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("this access token lacks the OAuth scope mms:write");
+    expect(fx.sb.state.movements.length).toBe(before);
     const writer: Caller = { ...reader, scopes: ["mms:read", "mms:write"] };
     const writerClient = await clientOf(server.make(writer));
     const result = await writerClient.callTool({
@@ -98,7 +110,7 @@ describe("tenantServer and serverForCaller", () => {
       arguments: purchaseArgs("STEP-1", { dry_run: true }),
     });
     expect(result.isError).toBeFalsy();
-    const audit = lines.map((l) => JSON.parse(l)).find((r) => r.msg === "audit");
+    const audit = lines.map((l) => JSON.parse(l)).findLast((r) => r.msg === "audit");
     expect(audit).toMatchObject({
       tool: "create_warehouse_entry",
       sub: "u-7",

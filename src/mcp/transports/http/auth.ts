@@ -12,8 +12,15 @@ import { rpcError, sendJson } from "./answers.js";
 
 export type { Caller };
 
-/** A refused request: its status, its WWW-Authenticate challenge and the message of the JSON-RPC error. */
-export interface Refusal {
+/**
+ * A refused request: its status, its WWW-Authenticate challenge and the message of the JSON-RPC
+ * error. A 503 is no judgement of the credentials (the token could not be checked now): it carries
+ * Retry-After and no challenge, so a host retries instead of sending its user to sign in again.
+ */
+export type Refusal = Challenge | { status: 503; retryAfterSeconds: number; message: string };
+
+/** A refusal of the credentials themselves (401) or of what they allow (403), with its challenge. */
+export interface Challenge {
   status: 401 | 403;
   challenge: string;
   message: string;
@@ -30,6 +37,8 @@ export type AuthOutcome =
 export interface Credentials {
   /** The token of `Authorization: Bearer <token>`, or undefined without that header. */
   bearer: string | undefined;
+  /** The client's address, for fair shares of costly checks (token introspection). */
+  source?: string;
 }
 
 /** An answer to a path outside /mcp (OAuth discovery), written as JSON. */
@@ -45,11 +54,11 @@ export interface Authenticator {
   readonly scheme: string;
   authenticate(credentials: Credentials): AuthOutcome | Promise<AuthOutcome>;
   /** The 401 when no authenticator accepted the request (`sentBearer`: a token was sent, and is wrong). */
-  unauthorized(sentBearer: boolean): Refusal;
+  unauthorized(sentBearer: boolean): Challenge;
   /** The answer to a discovery path a client probes (RFC 9728, RFC 8414...), or undefined (plain 404). */
   discovery(path: string): DiscoveryAnswer | undefined;
   /** The 403 for a caller whose token lacks `scopes` (only schemes that issue scoped callers). */
-  insufficientScope?(scopes: readonly string[]): Refusal;
+  insufficientScope?(scopes: readonly string[]): Challenge;
 }
 
 /**
@@ -85,13 +94,18 @@ export function tokenInQuery(url: string | undefined): boolean {
 export function credentialsOf(req: IncomingMessage): Credentials {
   const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "");
   const bearer = match?.[1]?.trim();
-  return { bearer: bearer === "" ? undefined : bearer };
+  return { bearer: bearer === "" ? undefined : bearer, source: req.socket?.remoteAddress ?? "" };
 }
 
 export function sendRefusal(res: ServerResponse, refusal: Refusal): void {
-  sendJson(res, refusal.status, rpcError(-32001, refusal.message), {
-    "www-authenticate": refusal.challenge,
-  });
+  sendJson(
+    res,
+    refusal.status,
+    rpcError(-32001, refusal.message),
+    refusal.status === 503
+      ? { "retry-after": String(refusal.retryAfterSeconds) }
+      : { "www-authenticate": refusal.challenge },
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
  * the token, and nothing points at OAuth (issue 22).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Authenticator, Refusal } from "./auth.js";
+import type { Authenticator, Challenge } from "./auth.js";
 
 type StaticMode = "token" | "tenants" | "none";
 
@@ -55,7 +55,7 @@ function staticTokenNotice(mode: StaticMode, path: string) {
  * 401 for a missing or wrong bearer token. The challenge is a plain Bearer one (RFC 6750) with no
  * resource_metadata, so nothing points the client at OAuth, and says in its description what to send.
  */
-function staticRefusal(mode: StaticMode, sentBearer: boolean): Refusal {
+function staticRefusal(mode: StaticMode, sentBearer: boolean): Challenge {
   const description = howToAuthenticate(mode);
   const what = sentBearer
     ? mode === "tenants"

@@ -73,6 +73,20 @@ export class IssuerCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Fetch the metadata now (at start): undefined when it answered (and is kept), else why not. A
+   * failure here does not hold back the first request's own try.
+   */
+  async probe(): Promise<string | undefined> {
+    try {
+      const { metadata } = await fetchIssuerMetadata(this.issuer);
+      this.#pending ??= Promise.resolve(metadata);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
   get(): Promise<IssuerMetadata> {
     if (this.#pending === undefined) {
       if (this.now() - this.#failedAt < 60_000)
