@@ -239,11 +239,20 @@ function optionsOf(argv) {
   return { only, rounds, json: values.json === true };
 }
 
+/** `measure()`, its duration said on stderr (the whole check is to stay under a minute on a quiet machine). */
+async function timed(name, measure) {
+  const started = performance.now();
+  const figures = await measure();
+  process.stderr.write(`[bench:check] ${name}: ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return figures;
+}
+
 /** Measure the selected groups; measure again, replacing, the groups with a timing figure past its limit. */
 async function measureAll(sb, options) {
   const groups = groupsOf(options);
   const figures = {};
-  for (const name of options.only) Object.assign(figures, await groups[name].measure(sb, false));
+  for (const name of options.only)
+    Object.assign(figures, await timed(name, () => groups[name].measure(sb, false)));
   report(figures, "first measure");
   const failed = failures(figures);
   const again = options.only.filter((g) =>
@@ -254,7 +263,7 @@ async function measureAll(sb, options) {
       `[bench:check] past the limit: ${failed.join(", ")}; measuring ${again.join(" and ")} once more\n`,
     );
     const errorsBefore = figures.http?.errors ?? 0;
-    for (const name of again) Object.assign(figures, await groups[name].measure(sb, true));
+    for (const name of again) Object.assign(figures, await timed(name, () => groups[name].measure(sb, true)));
     // Failed calls are not noise: those of the first measure still count.
     if (figures.http !== undefined) figures.http.errors += again.includes("http") ? errorsBefore : 0;
     report(figures, "second measure");
