@@ -8,20 +8,21 @@
  * call (/proc/<pid>/stat: steadier than throughput on a shared machine) and the failed calls.
  *   node bench/http-ab.mjs --before /tmp/old/dist/bin/maintenance-mcp.js [--clients 1,8,32] [--rounds 7] [--calls 10]
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { median } from "./lib/measure.mjs";
-import { callOk, childEnv, connectHttp, OURS_BIN, startHttpServer, startRelayHttp } from "./lib/servers.mjs";
+import {
+  callOk,
+  childEnv,
+  connectHttp,
+  cpuMs,
+  OURS_BIN,
+  startHttpServer,
+  startRelayHttp,
+} from "./lib/servers.mjs";
 import { startSandbox } from "./lib/upstream.mjs";
 
 const TOOL = "list_warehouse_groups_1";
 const ARGS = { limit: 100 };
-
-/** CPU time (user + system) of a process so far, in ms (Linux clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function startServers(sb, before) {
   const env = childEnv(sb.env());

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { interleave } from "../lib/measure.mjs";
-import { callOk, childEnv, connectStdio, OURS_BIN } from "../lib/servers.mjs";
+import { callOk, childEnv, connectStdio, cpuMs, OURS_BIN } from "../lib/servers.mjs";
 import { directClient } from "../lib/upstream.mjs";
 
 export const REVIEW_BUDGETS = 2_000;
@@ -36,14 +36,29 @@ function reviewArgs() {
 }
 
 /**
- * The ratio of the fastest rounds: load from other processes only ever adds time, so a series' fastest
- * call is the nearest to the cost of its own work. On the shared 2-core box (load 11-16), over 4
- * rounds, medians and per-round ratios moved from 0.7 to 1.8 between runs of the same build, and a
- * review twice as slow read as low as 1.9; the fastest rounds' ratio moved from 1.27 to 1.64, and
- * 3.15 to 4.05 twice as slow.
+ * What the figures compare: CPU time, each series' own (ours: the server process, /proc; the direct
+ * walk: this process, during the walk), summed over the rounds. The sandbox's work, the same for both,
+ * is left out. Wall time on the shared 2-core box (load 10-16) was no guard: a process waits its turn
+ * for a core at each of the walk's round trips, and the ratio of the same build moved from 0.7 to 1.8
+ * between runs (medians, per-round ratios or fastest rounds alike), so a review twice as slow could
+ * read 1.4. Wall times are reported beside (fastest rounds). A review that waited more without
+ * working more (fewer pages in flight) is the HTTP and pace figures' to see, not this one's.
  */
-const fastestRatio = (ours, base) => Math.min(...ours) / Math.min(...base);
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
 const fastest = (samples) => Math.min(...samples);
+const cpuSince = (start) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
+/** Run `call` timed: its wall time into `wall`, and the CPU time `cpu()` counts during it, returned. */
+async function timedCpu(cpu, wall, call) {
+  const c0 = cpu();
+  const t0 = performance.now();
+  await call();
+  wall.push(performance.now() - t0);
+  return cpu() - c0;
+}
 
 /** A server of ours for reviews: no snapshot, `extra` env (history, the test's slowdown). */
 function reviewServer(sb, extra) {
@@ -77,24 +92,35 @@ async function directWalk(get, args) {
   if (read !== REVIEW_BUDGETS) throw new Error(`direct walk read ${read} budgets, not ${REVIEW_BUDGETS}`);
 }
 
-/** ours / direct walk, fastest of `rounds` interleaved (one warm-up). `env`: more for ours (the test's slowdown). */
-export async function reviewFigure(sb, { rounds = 6, env = {} } = {}) {
+/** ours / direct walk in CPU time over `rounds` interleaved (one warm-up). `env`: more for ours (the test's slowdown). */
+export async function reviewFigure(sb, { rounds = 8, env = {} } = {}) {
   const args = reviewArgs();
   const ours = await reviewServer(sb, { MMS_REVIEW_HISTORY_DAYS: "0", ...env });
   try {
     const get = await directClient(sb);
+    const wall = { ours: [], direct: [] };
+    const here = process.cpuUsage();
     const samples = await interleave(
       {
-        ours: async () => {
-          await review(ours, args);
-        },
-        direct: () => directWalk(get, args),
+        ours: () =>
+          timedCpu(
+            () => cpuMs(ours.pid),
+            wall.ours,
+            () => review(ours, args),
+          ),
+        direct: () =>
+          timedCpu(
+            () => cpuSince(here),
+            wall.direct,
+            () => directWalk(get, args),
+          ),
       },
       { rounds, warmup: 1 },
     );
     return {
-      ratio: fastestRatio(samples.ours, samples.direct),
-      ms: [fastest(samples.ours), fastest(samples.direct)],
+      ratio: sum(samples.ours) / sum(samples.direct),
+      cpuMs: [sum(samples.ours) / rounds, sum(samples.direct) / rounds],
+      ms: [fastest(wall.ours.slice(1)), fastest(wall.direct.slice(1))],
       rounds,
     };
   } finally {
@@ -102,8 +128,8 @@ export async function reviewFigure(sb, { rounds = 6, env = {} } = {}) {
   }
 }
 
-/** compare call / review without history, fastest of `rounds` interleaved (one warm-up: the first stored review). */
-export async function historyFigure(sb, { rounds = 6, env = {} } = {}) {
+/** compare call / review without history in CPU time over `rounds` interleaved (one warm-up: the first stored review). */
+export async function historyFigure(sb, { rounds = 8, env = {} } = {}) {
   const args = reviewArgs();
   const dir = mkdtempSync(join(tmpdir(), "mms-check-history-"));
   const off = await reviewServer(sb, { MMS_REVIEW_HISTORY_DAYS: "0", ...env });
@@ -112,24 +138,34 @@ export async function historyFigure(sb, { rounds = 6, env = {} } = {}) {
     throw error;
   });
   let compared = 0;
+  const wall = { off: [], compare: [] };
   try {
     const samples = await interleave(
       {
-        off: async () => {
-          await review(off, args);
-        },
-        compare: async () => {
-          const sc = await review(on, { ...args, compare_to: "previous" });
-          // The warm-up's call stores the first review: every later one has one to compare with.
-          if (compared++ > 0 && sc.changes === undefined)
-            throw new Error('compare_to "previous" gave no changes');
-        },
+        off: () =>
+          timedCpu(
+            () => cpuMs(off.pid),
+            wall.off,
+            () => review(off, args),
+          ),
+        compare: () =>
+          timedCpu(
+            () => cpuMs(on.pid),
+            wall.compare,
+            async () => {
+              const sc = await review(on, { ...args, compare_to: "previous" });
+              // The warm-up's call stores the first review: every later one has one to compare with.
+              if (compared++ > 0 && sc.changes === undefined)
+                throw new Error('compare_to "previous" gave no changes');
+            },
+          ),
       },
       { rounds, warmup: 1 },
     );
     return {
-      ratio: fastestRatio(samples.compare, samples.off),
-      ms: [fastest(samples.compare), fastest(samples.off)],
+      ratio: sum(samples.compare) / sum(samples.off),
+      cpuMs: [sum(samples.compare) / rounds, sum(samples.off) / rounds],
+      ms: [fastest(wall.compare.slice(1)), fastest(wall.off.slice(1))],
       rounds,
     };
   } finally {

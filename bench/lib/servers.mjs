@@ -110,6 +110,12 @@ export function rssMiB(pid, which = "VmRSS") {
   return Number(m[1]) / 1024;
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Peak resident set size of a process in MiB (VmHWM). */
 export const peakRssMiB = (pid) => rssMiB(pid, "VmHWM");
 
