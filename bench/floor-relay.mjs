@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 /**
  * The relay floor: the v2 framework floor (bench/floor-server-v2.mjs) plus the upstream request, and
  * nothing else. Its one tool, `relay` {key}, makes the sandbox request recorded under `key` (the
@@ -8,10 +9,13 @@
  * this request, so `ours / relay` is the cost of our own work and `relay / (direct + floor)` what a
  * target leaves for it (docs/quality.md).
  *   RELAY_FILE=answers.json node bench/floor-relay.mjs   (stdio; the file: see bench/lib/servers.mjs connectRelay)
+ *   RELAY_FILE=answers.json node bench/floor-relay.mjs --http --port 0   stateless Streamable HTTP at /mcp,
+ *     as floor-server-v2.mjs serves it (createMcpHandler through toNodeHandler, none of our checks);
+ *     prints "listening on URL"
  */
-import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { parseArgs } from "node:util";
 import { McpServer } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 import { directClient } from "./lib/upstream.mjs";
 
@@ -40,5 +44,23 @@ function makeServer() {
   return server;
 }
 
-serveStdio(makeServer);
+async function serveHttp(host, port) {
+  const { createMcpHandler } = await import("@modelcontextprotocol/server");
+  const { toNodeHandler } = await import("@modelcontextprotocol/node");
+  const handle = toNodeHandler(createMcpHandler(makeServer));
+  const http = createServer((req, res) => {
+    void handle(req, res);
+  });
+  await new Promise((resolve) => http.listen(port, host, resolve));
+  process.stderr.write(`floor-relay listening on http://${host}:${http.address().port}/mcp\n`);
+}
+
+const { values } = parseArgs({
+  options: { http: { type: "boolean" }, host: { type: "string" }, port: { type: "string" } },
+});
+if (values.http) await serveHttp(values.host ?? "127.0.0.1", Number(values.port ?? 0));
+else {
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  serveStdio(makeServer);
+}
 process.once("SIGTERM", () => process.exit(0));

@@ -21,6 +21,7 @@ import {
   type Deadline as ReviewDeadline,
   type ReviewServices,
 } from "../src/domain/review/services.js";
+import { slowedForTest } from "../src/domain/review/test-slowdown.js";
 import { UserInputError } from "../src/errors/api-error.js";
 import { countSnapshot } from "../src/telemetry/metrics.js";
 import { type AnyTool, defineTool, type ToolConfig, type ToolContext } from "./define.js";
@@ -226,11 +227,13 @@ const queryBudgets = defineTool({
       return listBudgets(plan.args, plan.deps);
     }
     const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
-    return withDeadline(ctx.asTask ? undefined : reviews, (deadline) =>
-      reviewBudgets(plan.args, {
-        ...plan.deps,
-        source: reviewSource(input, plan.query, ctx, reviews, deadline),
-      }),
+    return slowedForTest(() =>
+      withDeadline(ctx.asTask ? undefined : reviews, (deadline) =>
+        reviewBudgets(plan.args, {
+          ...plan.deps,
+          source: reviewSource(input, plan.query, ctx, reviews, deadline),
+        }),
+      ),
     );
   },
   toText: (out) => budgetsText(out as QueryBudgetsResult),

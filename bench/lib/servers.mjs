@@ -110,6 +110,12 @@ export function rssMiB(pid, which = "VmRSS") {
   return Number(m[1]) / 1024;
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Peak resident set size of a process in MiB (VmHWM). */
 export const peakRssMiB = (pid) => rssMiB(pid, "VmHWM");
 
@@ -122,14 +128,13 @@ export async function callOk(client, name, args = {}) {
 
 /**
  * Record ours' answer to each call in `calls` ({key: {tool, args, path, query}}: the tool call and the
- * upstream GET it makes), then start the relay floor (bench/floor-relay.mjs) that makes the same GET
- * and returns that answer, as tool `relay` {key}.
- * @returns {Promise<{client: Client, pid: number, close: () => Promise<void>}>}
+ * upstream GET it makes) through `client`, into a file the relay floor (bench/floor-relay.mjs) reads
+ * at start; `use(file)` starts it, and the file is removed once it has.
  */
-export async function connectRelay(sb, ours, calls) {
+async function withAnswers(sb, client, calls, use) {
   const answers = {};
   for (const [key, { tool, args, path, query }] of Object.entries(calls)) {
-    const { content, structuredContent } = await callOk(ours.client, tool, args);
+    const { content, structuredContent } = await callOk(client, tool, args);
     answers[key] = { path, query, result: { content, structuredContent } };
   }
   const dir = mkdtempSync(join(tmpdir(), "relay-"));
@@ -137,8 +142,30 @@ export async function connectRelay(sb, ours, calls) {
   const upstream = { env: sb.env(), authUrl: sb.authUrl, baseUrl: sb.baseUrl };
   writeFileSync(file, JSON.stringify({ upstream, answers }));
   try {
-    return await connectStdio(RELAY_BIN, childEnv({ RELAY_FILE: file }));
+    return await use(file);
   } finally {
     rmSync(dir, { recursive: true, force: true }); // read at start
   }
+}
+
+/**
+ * Record ours' answers (see withAnswers), then start the relay floor over stdio that makes the same
+ * GET and returns that answer, as tool `relay` {key}.
+ * @returns {Promise<{client: Client, pid: number, close: () => Promise<void>}>}
+ */
+export function connectRelay(sb, ours, calls) {
+  return withAnswers(sb, ours.client, calls, (file) =>
+    connectStdio(RELAY_BIN, childEnv({ RELAY_FILE: file })),
+  );
+}
+
+/**
+ * The same relay floor over stateless Streamable HTTP (createMcpHandler, as floor-server-v2.mjs), its
+ * answers recorded through `client` (any client of ours).
+ * @returns {Promise<{url: string, pid: number, stop: () => Promise<void>}>}
+ */
+export function startRelayHttp(sb, client, calls) {
+  return withAnswers(sb, client, calls, (file) =>
+    startHttpServer(RELAY_BIN, ["--http", "--port", "0"], childEnv({ RELAY_FILE: file })),
+  );
 }

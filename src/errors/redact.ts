@@ -176,32 +176,47 @@ function foldChar(ch: string): string {
   return folded;
 }
 
-/** What the plain-string check reads of one text, each part computed once whatever the number of secrets. */
+/** Whether a text may hold an escape MARKS matches: plain string searches, far cheaper than the regex over a whole result. */
+const mayHoldMarks = (text: string) =>
+  text.includes("%") || text.includes("&") || text.includes("\\u") || text.includes("\\U");
+
+/**
+ * What the plain-string check reads of one text, each part computed once whatever the number of
+ * secrets. Most results hold no backslash: then the hex view is the lower case, and the base64 view
+ * drops only line breaks, tabs and spaces, by plain string replacement (WRAPS's other forms hold a
+ * backslash; a \\r not before \\n stays, as with WRAPS). Same views as the regexes give, cheaper.
+ */
 class TextView {
   #plain?: string;
   #hexed?: string;
   #unwrapped?: string;
   #decoded?: TextView | null;
-  constructor(readonly text: string) {}
+  readonly #backslash: boolean;
+  constructor(readonly text: string) {
+    this.#backslash = text.includes("\\");
+  }
   /** Backslashes out, letter case folded: where the text form appears as it is. */
   get plain(): string {
-    this.#plain ??= fold(this.text.replaceAll("\\", ""));
+    this.#plain ??= fold(this.#backslash ? this.text.replaceAll("\\", "") : this.text);
     return this.#plain;
   }
   /** \\x out, lower case: where the hex form appears as it is. */
   get hexed(): string {
-    this.#hexed ??= this.text.toLowerCase().replaceAll("\\x", "");
+    this.#hexed ??= this.#backslash ? this.text.toLowerCase().replaceAll("\\x", "") : this.text.toLowerCase();
     return this.#hexed;
   }
   /** Line breaks and spaces, then backslashes, out: where base64 appears as it is (case kept). */
   get unwrapped(): string {
-    this.#unwrapped ??= this.text.replace(WRAPS, "").replaceAll("\\", "");
+    this.#unwrapped ??= this.#backslash
+      ? this.text.replace(WRAPS, "").replaceAll("\\", "")
+      : this.text.replaceAll("\r\n", "").replaceAll("\n", "").replaceAll("\t", "").replaceAll(" ", "");
     return this.#unwrapped;
   }
   /** The text with its escapes decoded; null when it holds none (MARKS). */
   get decoded(): TextView | null {
     if (this.#decoded === undefined)
-      this.#decoded = MARKS.test(this.text) ? new TextView(decodeEscapes(this.text)) : null;
+      this.#decoded =
+        mayHoldMarks(this.text) && MARKS.test(this.text) ? new TextView(decodeEscapes(this.text)) : null;
     return this.#decoded;
   }
 }

@@ -494,7 +494,9 @@ const TASK_CAPABILITIES = {
   extensions: { [TASKS_EXTENSION]: {} },
 };
 
+// Built once: a zod schema costs more to build than to run, and the HTTP edge builds a server per request.
 const TaskIdParams = z.object({ taskId: z.string() });
+const TaskListParams = z.object({ cursor: z.string().optional() });
 
 /** Whether a 2026 request declared the tasks extension in its capabilities. */
 function offersTasks(ctx: ServerContext): boolean {
@@ -595,7 +597,7 @@ function registerTaskMethods(server: Server, tasks: TaskAccess): void {
       related,
     );
   });
-  server.setRequestHandler("tasks/list", { params: z.object({ cursor: z.string().optional() }) }, () => ({
+  server.setRequestHandler("tasks/list", { params: TaskListParams }, () => ({
     tasks: tasks.list().map(legacyTask),
   }));
 }

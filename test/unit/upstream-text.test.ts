@@ -62,3 +62,26 @@ describe("shown", () => {
     expect(couldPassForOurs("Mantenimiento")).toBe(false);
   });
 });
+
+describe("couldPassForOurs: many words", () => {
+  it("counts nine runs of non-space, wherever the spaces are (as the unanchored form it replaced)", () => {
+    const eight = "one two three four five six seven eight";
+    expect(couldPassForOurs(eight)).toBe(false);
+    expect(couldPassForOurs(`${eight} nine`)).toBe(true);
+    expect(couldPassForOurs(`\u00a0${eight.replaceAll(" ", "\u3000")}\u2003nine`)).toBe(true);
+    // Random texts of words and every kind of space: the same answer as /(?:\S+\s+){8}\S/.
+    const parts = ["a", "é", "x.", " ", "\t", "\u00a0", "\u3000", "  "];
+    const unanchored = /(?:\S+\s+){8}\S/;
+    let seed = 43;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed;
+    };
+    for (let i = 0; i < 2_000; i++) {
+      const text = Array.from({ length: next() % 40 }, () => parts[next() % parts.length]).join("");
+      const plainWords = !/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]|[.!?]\s+\S|\s$|^\s/u.test(text);
+      if (plainWords && text !== "")
+        expect(couldPassForOurs(text), JSON.stringify(text)).toBe(unanchored.test(text));
+    }
+  });
+});
