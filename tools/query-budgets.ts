@@ -14,7 +14,7 @@ import {
   reviewBudgets,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
-import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
+import { resolvePeriod, TYPE_DATES, type TypeDate } from "../src/domain/period.js";
 import { parseCompareTo } from "../src/domain/review/remember.js";
 import {
   createReviewServices,
@@ -181,6 +181,31 @@ function reviewSource(
     fetchPage: (start: number, limit: number, signal: AbortSignal) =>
       // The client's budget waits end at the deadline (RATE_LIMITED with retryAt) rather than past it.
       ctx.api.queryBudgets({ ...query, start, limit }, { signal, deadline: deadline?.at }),
+    status: query.status,
+    other:
+      input.id !== undefined || input.wo_folio !== undefined
+        ? undefined
+        : otherBasis(input, query, ctx, deadline),
+  };
+}
+
+/** The same call on another date basis (or since "all"): its snapshot key, window and pages (interface.md §6g). */
+function otherBasis(
+  input: Input,
+  query: Omit<BudgetQuery, "start" | "limit">,
+  ctx: ToolContext,
+  deadline: Deadline,
+) {
+  return (ask: { type_date: TypeDate; since?: string }) => {
+    const asked = { ...input, ...ask };
+    const window = resolvePeriod({ ...asked, lookbackDays: ctx.budgetLookbackDays }, ctx.now());
+    const sent = { ...query, ...window.api };
+    return {
+      ...snapshotKey(asked),
+      window,
+      fetchPage: (start: number, limit: number, signal: AbortSignal) =>
+        ctx.api.queryBudgets({ ...sent, start, limit }, { signal, deadline: deadline?.at }),
+    };
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Budget, Page } from "../client/types.js";
 import { basisNotes } from "./basis.js";
+import { type BasisDeps, settledLines } from "./basis-settle.js";
 import {
   CONTEXT,
   fitRecords,
@@ -168,6 +169,10 @@ export interface ReviewSource extends Omit<ReadDeps, "progress"> {
   deadlineMs?: number | undefined;
   /** The tenant's review history, the filters as asked, and what to compare with (interface.md §6e). */
   history?: { of: HistoryOf; key: string; compareTo: CompareTo | undefined } | undefined;
+  /** The same call on another date basis (interface.md §6g); none for a lookup. */
+  other?: BasisDeps["other"] | undefined;
+  /** The API's status filter of the call. */
+  status?: number | undefined;
 }
 
 /**
@@ -203,6 +208,8 @@ export async function reviewBudgets(
       ? summaryResult(input, summed, records, walk)
       : recordsResult(input, summed, records, walk);
   if (read.resume !== undefined) out.resume = read.resume;
+  if (walk.complete && source.other !== undefined)
+    await settledLines(out, input, { read, records, window, maxRecords }, { ...deps, source });
   // After the result is built: history never delays the figures, and its failures are notes.
   if (source.history !== undefined)
     await rememberReview(

@@ -72,6 +72,10 @@ export interface QueryBudgetsResult {
     skipped?: { count: number; budgets: { folio: string; reason: string }[] };
     /** Groups in all, when fewer are shown to fit. */
     groups_total?: number;
+    /** The other date bases settled (basis-line.ts BasisCheck): the same answer, or their figures. */
+    bases?: object[];
+    /** The company's budgets (same status, up to until), and whether this review read every one. */
+    company?: { budgets: number; all_read: boolean };
   };
   /** When the budgets summarised were read (ISO 8601 instant): the snapshot's age. */
   as_of?: string;
@@ -109,6 +113,8 @@ export interface ResultContext {
   groupsCut?: { kept: number; all: number };
   /** What changed since an earlier review (compare_to): one or two lines. */
   changes?: string[];
+  /** The company read in full, and the other date bases settled (interface.md §6g; basis-line.ts). */
+  settled?: string[];
 }
 
 export interface PartialWalk {
@@ -380,6 +386,7 @@ export function budgetsText(out: QueryBudgetsResult): string {
     lines.push(
       oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
     );
+  lines.push(...(c.settled ?? []));
   lines.push(...printedNotes(out.notes));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);

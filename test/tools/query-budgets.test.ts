@@ -114,6 +114,8 @@ describe("query_budgets", () => {
       MXN 95,370.00 | 9
       USD 26,272.25 | 42
       Matched budgets were created (date_create) 2026-03-23 to 2026-06-15.
+      All 123 approved budgets of the company were read (the API's count for every date).
+      The same 123 budgets match by approval date and by the budget's own date.
       Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency."
     `);
   });

@@ -1,0 +1,85 @@
+/**
+ * A finished review's date basis settled and said (interface.md §6g): reads the other bases through
+ * the review's own snapshot machinery (basis-line.ts says what and how) and puts the facts in
+ * `review.bases` / `review.company` and the lines in the result's text.
+ */
+import { type BasisDeps, basisLine, companyLine, type OtherWindow, settleBases } from "./basis-line.js";
+import { CONTEXT, type QueryBudgetsResult, type ResultContext } from "./budget-result.js";
+import type { DiscountKind } from "./budget-view.js";
+import type { ResolvedPeriod } from "./period.js";
+import { type Read, type ReadDeps, readReview } from "./review/read.js";
+import type { Kept } from "./review/records.js";
+import { matching, type ReviewAsk } from "./review/result.js";
+
+export type { BasisDeps };
+
+interface Source extends Omit<ReadDeps, "progress"> {
+  other?: BasisDeps["other"] | undefined;
+  status?: number | undefined;
+  fresh?: boolean | undefined;
+}
+
+interface Deps {
+  view: "compact" | "detail" | "full";
+  discount: DiscountKind | undefined;
+  progress: ReadDeps["progress"];
+  source: Source;
+}
+
+/** The review's read, as the result was built from it. */
+interface HereRead {
+  read: Read;
+  records: Kept[];
+  window: ResolvedPeriod;
+  maxRecords: number;
+}
+
+/** Settle the other bases of a finished review with a window, and say it in the result. */
+export async function settledLines(
+  out: QueryBudgetsResult,
+  input: ReviewAsk & { until?: string | undefined },
+  here: HereRead,
+  deps: Deps,
+): Promise<void> {
+  const { source } = deps;
+  if (source.other === undefined || out.review === undefined) return;
+  const read = (other: OtherWindow, maxRecords: number) =>
+    readReview(
+      {
+        key: other.key,
+        described: other.described,
+        window: other.window,
+        maxRecords,
+        keep: deps.view,
+        discount: deps.discount,
+        fresh: source.fresh,
+      },
+      { ...source, fetchPage: other.fetchPage, onSnapshot: undefined, progress: deps.progress },
+    );
+  const facts = await settleBases(
+    input,
+    {
+      window: here.window,
+      records: here.records,
+      matched: matching(input, here.records, here.window),
+      apiTotal: here.read.state.apiTotal,
+      totalIsPageLength: here.read.state.totalIsPageLength,
+    },
+    { other: source.other, read, maxRecords: here.maxRecords, status: source.status },
+  );
+  Object.assign(out.review, {
+    bases: facts.bases,
+    ...(facts.company === undefined ? {} : { company: facts.company }),
+  });
+  const context = (out as { [CONTEXT]?: ResultContext })[CONTEXT];
+  if (context === undefined) return;
+  const lines = [
+    companyLine(
+      facts,
+      context.status,
+      input.until === undefined ? undefined : (here.window.period.until ?? undefined),
+    ),
+    basisLine(facts, out.review.matched),
+  ].filter((l): l is string => l !== undefined);
+  if (lines.length > 0) context.settled = lines;
+}
