@@ -202,12 +202,8 @@ function differs(c: BasisCheck): string {
     .map((t) => formatMoney(t.items_total, { code: t.currency, mapped: t.currency_unmapped !== true }))
     .join(", ");
   const parts = [
-    ...(c.only_there!.count > 0
-      ? [`${c.only_there!.count} not in this answer: ${folioList(c.only_there!)}`]
-      : []),
-    ...(c.only_here!.count > 0
-      ? [`${c.only_here!.count} of this answer's not: ${folioList(c.only_here!)}`]
-      : []),
+    ...(c.only_there!.count > 0 ? [`adds ${folioList(c.only_there!)}`] : []),
+    ...(c.only_here!.count > 0 ? [`leaves out ${folioList(c.only_here!)}`] : []),
   ];
   return `by ${NAMES[c.type_date]}: ${budgets(c.matched!)}${money ? `, ${money}` : ""} (${parts.join("; ")})`;
 }

@@ -25,6 +25,7 @@ import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
 import type { Changes } from "./review/history-compare.js";
+import { thirdPartyText } from "./third-party.js";
 import { jsonLine, shown } from "./upstream-text.js";
 import type { RepeatedWorkOrder } from "./work-orders.js";
 
@@ -313,6 +314,12 @@ function repeatedLines(out: QueryBudgetsResult): string[] {
   ];
 }
 
+/** A row's value of a group key; a third party with its code and role. */
+const keyText = (row: { [key: string]: unknown }, key: string) =>
+  key === "third_party"
+    ? thirdPartyText(row.third_party as string | null, row as Parameters<typeof thirdPartyText>[1])
+    : shown(row[key] as string | null);
+
 function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const groups = out.groups ?? [];
   if (groups.length === 0) return [];
@@ -324,15 +331,13 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   ];
   for (const g of groups) {
     const age = g.oldest_pending_days === undefined ? [] : [String(g.oldest_pending_days)];
-    lines.push([...keys.map((k) => shown(g[k])), money(g), String(g.count), ...age].join(" | "));
+    lines.push([...keys.map((k) => keyText(g, k)), money(g), String(g.count), ...age].join(" | "));
   }
   if (out.subtotals) {
     const key = Object.keys(out.subtotals[0] ?? {})[0]!;
     lines.push(`Subtotals by ${key} (count across currencies):`);
     for (const s of out.subtotals)
-      lines.push(
-        `${shown(s[key] as string | null)}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`,
-      );
+      lines.push(`${keyText(s, key)}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`);
   }
   // The queue by age is in structuredContent for every review with pending matches; the text gives
   // it when the review is of pending budgets (and age is not already a row key), to stay short.

@@ -11,6 +11,7 @@ import { jsonLength } from "./fit.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, currencyOf, type Exact, exact, formatMoney, toNumber } from "./money.js";
 import { NOTES, type Note } from "./notes.js";
+import { type Role, thirdPartyFields, thirdPartyText } from "./third-party.js";
 import { jsonLine, shown } from "./upstream-text.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).
@@ -21,6 +22,8 @@ export type CompactBudget = {
   status_label: string | null;
   work_order_status: string | null;
   third_party: string | null;
+  /** The API's third_parties_code (its role, from the prefix, is in the text line and the detail view). */
+  third_party_code?: string;
   cost_center: string | null;
   /** ISO 4217 code, or the API's description when it maps to none (then currency_unmapped is true). */
   currency: string;
@@ -89,6 +92,10 @@ export function clip<T extends string | null | undefined>(text: T): T {
 const currencyFields = (c: Currency) =>
   c.mapped ? { currency: c.code } : { currency: clip(c.code), currency_unmapped: true as const };
 
+/** The compact view carries the code alone (its text line adds the role): a list's bytes stay low. */
+const codeOnly = (code: string | null | undefined) =>
+  typeof code === "string" && code !== "" ? { third_party_code: code } : {};
+
 export function compactBudget({ budget: b, currency, total, net, lineCount }: PricedBudget): CompactBudget {
   const compact: CompactBudget = {
     folio: clip(b.folio),
@@ -97,6 +104,7 @@ export function compactBudget({ budget: b, currency, total, net, lineCount }: Pr
     status_label: labelOf(BUDGET_STATUS, b.status),
     work_order_status: labelOf(WORK_ORDER_STATUS, b.id_status_work_order),
     third_party: clip(b.third_parties_name),
+    ...codeOnly(clip(b.third_parties_code)),
     cost_center: clip(b.costs_center_description),
     ...currencyFields(currency),
     items_total: toNumber(total, currency),
@@ -119,12 +127,18 @@ export type DetailLine = {
   total_cost: number;
 };
 
-export type DetailBudget = CompactBudget & { note: string | null; lines: DetailLine[] };
+export type DetailBudget = CompactBudget & {
+  third_party_role?: Role;
+  note: string | null;
+  lines: DetailLine[];
+};
 
 /** The compact fields plus the note and the lines; no third-party address, e-mail or phones. */
 export function detailBudget(p: PricedBudget): DetailBudget {
+  const compact = compactBudget(p);
   return {
-    ...compactBudget(p),
+    ...compact,
+    ...thirdPartyFields(compact.third_party_code),
     note: p.budget.note === "" ? null : clip(p.budget.note),
     lines: p.budget.list_items.map((l) => ({
       type_resource: l.type_resource,
@@ -210,7 +224,8 @@ export function budgetLine(b: CompactBudget): string {
   const decided = b.approval_date
     ? ` | ${b.status === 2 ? "approved" : "decided"} ${shown(b.approval_date)}`
     : "";
-  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
+  const party = thirdPartyText(b.third_party, thirdPartyFields(b.third_party_code));
+  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${party} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
 }
 
 /** The detail view's text: the compact line, then the note and one indented line per budget line. */

@@ -48,6 +48,7 @@ describe("query_budgets", () => {
         "status",
         "status_label",
         "third_party",
+        "third_party_code",
         "wo_folio",
         "work_order_status",
       ].sort(),
@@ -81,7 +82,7 @@ describe("query_budgets", () => {
     expect(textOf(result)).toMatchInlineSnapshot(`
       "[sandbox] The only budget of folio 104. Window: every date (lookup by folio 104); today 2026-06-15.
       items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.
-      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. | USD 0.30 (2 lines) discount 12.5 | created 2026-06-07"
+      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 | created 2026-06-07"
     `);
     expect(QueryBudgetsOutput.parse(result.structuredContent).budgets[0]).toMatchInlineSnapshot(`
       {
@@ -96,6 +97,7 @@ describe("query_budgets", () => {
         "status": 1,
         "status_label": "pending approval",
         "third_party": "Industrial Supply Co.",
+        "third_party_code": "SUP-001",
         "wo_folio": "4004",
         "work_order_status": "in review",
       }

@@ -20,6 +20,7 @@ import { BudgetSummary } from "../budget-summary.js";
 import type { DiscountKind } from "../budget-view.js";
 import { type OldestPending, OldestPendingTracker } from "../oldest-pending.js";
 import type { ResolvedPeriod } from "../period.js";
+import { ThirdPartyCodes } from "../third-party.js";
 import { type RepeatedFigures, WorkOrderBudgets } from "../work-orders.js";
 import { boundSummary, type SummaryParts } from "./bounds.js";
 import type { Kept } from "./records.js";
@@ -93,11 +94,18 @@ export function summarize(
     month,
   });
   const workOrders = ask.group_by!.includes("work_order") ? new WorkOrderBudgets() : undefined;
+  const codes = ask.group_by!.includes("third_party") ? new ThirdPartyCodes() : undefined;
   const seen = matchEach(ask, records, options.window, (r) => {
     summary.add(r.p);
     workOrders?.add(r.p);
+    codes?.add(r.p.budget);
   });
-  const parts = boundSummary(summary.rows(ask.sort, ask.amount), summary.subtotals(), summary.pendingAge());
+  const rows = summary.rows(ask.sort, ask.amount);
+  const subtotals = summary.subtotals();
+  // Before the bounds: a row's size counts its code and role.
+  codes?.decorate(rows);
+  codes?.decorate(subtotals ?? []);
+  const parts = boundSummary(rows, subtotals, summary.pendingAge());
   const oldestPending = seen.oldest.result(options.now, (p) => summary.groupOf(p));
   return { ...seen, parts, dates: summary.dateRange(), oldestPending, repeated: workOrders?.result() };
 }
