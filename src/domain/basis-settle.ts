@@ -81,5 +81,5 @@ export async function settledLines(
     ),
     basisLine(facts, out.review.matched),
   ].filter((l): l is string => l !== undefined);
-  if (lines.length > 0) context.settled = lines;
+  if (lines.length > 0) context.closing = [...(context.closing ?? []), ...lines];
 }

@@ -24,6 +24,7 @@ import { fitEstimate } from "./fit.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
+import { tieLine } from "./ranking-ties.js";
 import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes } from "./result-notes.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
 import type { HistoryOf } from "./review/history.js";
@@ -432,11 +433,17 @@ function recordsResult(
     ...basisNotes(input.group_by, deps.window, figures.basis),
   ];
   const { nextStart, more } = goOn(figures, start);
+  // The oldest pending line already names the budgets of its day: no second line for the same tie.
+  const sameDay = new Set(figures.oldestPending?.same_day?.map((s) => s.folio));
+  const ties = (figures.ties ?? []).filter(
+    (t) => !(t.day && t.last === figures.oldestPending?.folio && sameDay.has(t.next)),
+  );
   notes.push(...more);
   notes.push(...cutFieldsNote(figures.kept));
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
+    ...(ties.length > 0 ? { closing: ties.map((t) => tieLine(t, nextStart)) } : {}),
   });
   const bounded = boundNotes(notes);
   return withContext(
@@ -458,6 +465,7 @@ function recordsResult(
         capped: walk.capped,
         ...walk.review,
         ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
+        ...(figures.ties ? { ties: figures.ties } : {}),
       },
       as_of: walk.asOf,
       ...(bounded.length > 0 ? { notes: bounded } : {}),

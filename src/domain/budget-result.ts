@@ -75,6 +75,8 @@ export interface QueryBudgetsResult {
     groups_total?: number;
     /** The other date bases settled (basis-line.ts BasisCheck): the same answer, or their figures. */
     bases?: object[];
+    /** A sorted list: the next budget ties the last one shown (ranking-ties.ts). */
+    ties?: object[];
     /** The company's budgets (same status, up to until), and whether this review read every one. */
     company?: { budgets: number; all_read: boolean };
   };
@@ -114,8 +116,8 @@ export interface ResultContext {
   groupsCut?: { kept: number; all: number };
   /** What changed since an earlier review (compare_to): one or two lines. */
   changes?: string[];
-  /** The company read in full, and the other date bases settled (interface.md §6g; basis-line.ts). */
-  settled?: string[];
+  /** What an agent would check next, settled (interface.md §6g): ties at a ranking's edge, the company read in full, the other date bases. */
+  closing?: string[];
 }
 
 export interface PartialWalk {
@@ -391,7 +393,7 @@ export function budgetsText(out: QueryBudgetsResult): string {
     lines.push(
       oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
     );
-  lines.push(...(c.settled ?? []));
+  lines.push(...(c.closing ?? []));
   lines.push(...printedNotes(out.notes));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);
