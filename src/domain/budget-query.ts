@@ -20,6 +20,7 @@ import {
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
 import { cutFieldsNote, type DiscountKind, price } from "./budget-view.js";
+import { readingsLine } from "./discount-readings.js";
 import { fitEstimate } from "./fit.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
@@ -376,10 +377,12 @@ function summaryResult(
     ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
   };
   if (cut) review.groups_total = groups.all;
+  const readings = deps.discount === undefined ? figures.discounts.result() : undefined;
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
     ...(cut ? { groupsCut: { kept: groups.kept.length, all: groups.all } } : {}),
+    ...(readings ? { closing: [readingsLine(readings)] } : {}),
   });
   return withContext(
     {
@@ -397,7 +400,11 @@ function summaryResult(
       groups: groups.kept,
       ...(subtotals ? { subtotals: subtotals.kept } : {}),
       ...(pendingAge ? { pending_age: pendingAge.kept } : {}),
-      review: figures.dates ? { ...review, matched_created: figures.dates } : review,
+      review: {
+        ...review,
+        ...(figures.dates ? { matched_created: figures.dates } : {}),
+        ...(readings ? { discount_readings: readings } : {}),
+      },
       as_of: walk.asOf,
       ...(notes.length > 0 ? { notes } : {}),
     },
@@ -440,10 +447,12 @@ function recordsResult(
   );
   notes.push(...more);
   notes.push(...cutFieldsNote(figures.kept));
+  const readings = deps.discount === undefined ? figures.discounts.result() : undefined;
+  const closing = [...ties.map((t) => tieLine(t, nextStart)), ...(readings ? [readingsLine(readings)] : [])];
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
-    ...(ties.length > 0 ? { closing: ties.map((t) => tieLine(t, nextStart)) } : {}),
+    ...(closing.length > 0 ? { closing } : {}),
   });
   const bounded = boundNotes(notes);
   return withContext(
@@ -466,6 +475,7 @@ function recordsResult(
         ...walk.review,
         ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
         ...(figures.ties ? { ties: figures.ties } : {}),
+        ...(readings ? { discount_readings: readings } : {}),
       },
       as_of: walk.asOf,
       ...(bounded.length > 0 ? { notes: bounded } : {}),

@@ -77,6 +77,8 @@ export interface QueryBudgetsResult {
     bases?: object[];
     /** A sorted list: the next budget ties the last one shown (ranking-ties.ts). */
     ties?: object[];
+    /** MMS_BUDGET_DISCOUNT unset: the matches' totals after their discounts, read both ways (discount-readings.ts). */
+    discount_readings?: object;
     /** The company's budgets (same status, up to until), and whether this review read every one. */
     company?: { budgets: number; all_read: boolean };
   };
@@ -290,7 +292,7 @@ function amountLine(out: QueryBudgetsResult, c: ResultContext): string {
     (b) => b.discount !== null && b.discount !== undefined && Number(b.discount) !== 0,
   );
   return discounted
-    ? `${items} discount: as the API gives it; the API does not say whether it is a percentage or an amount.`
+    ? `${items} discount: as the API gives it; the API does not say whether it is a percentage or an amount, so each discounted budget shows its net both ways.`
     : items;
 }
 

@@ -65,6 +65,19 @@ export function netOf(total: Exact, discount: number | null, kind: DiscountKind)
   return (scaled + (scaled < 0n ? -half : half)) / HUNDRED_PERCENT;
 }
 
+/**
+ * " (net USD 1,325.63 if a percentage, USD 1,502.50 if an amount)": a discount's effect both ways,
+ * for a line when the operator has not said which the API means (interface.md §6g); "" without one.
+ */
+export function readingsText(total: number, discount: number | null, currency: Currency): string {
+  if (discount === null || Number(discount) === 0 || !Number.isFinite(Number(discount))) return "";
+  const items = exact(total);
+  const as = (kind: DiscountKind) => formatMoney(netOf(items, discount, kind), currency);
+  // An amount larger than the budget leaves it below zero: that reading cannot be the API's.
+  const below = netOf(items, discount, "amount") < 0n ? ", below zero: not this budget's reading" : "";
+  return ` (net ${as("percent")} if a percentage, ${as("amount")} if an amount${below})`;
+}
+
 /** Currency and exact sum of the lines' total_cost (the API sends no budget total), and the net with a DiscountKind. */
 export function price(b: Budget, discount?: DiscountKind): PricedBudget {
   let total = 0n;
@@ -214,8 +227,11 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 
 /** One short line per budget for the text rendering; upstream values shown safe (upstream-text.ts). */
 export function budgetLine(b: CompactBudget): string {
-  const money = formatMoney(b.items_total, { code: b.currency, mapped: b.currency_unmapped !== true });
-  const discount = b.discount !== null && Number(b.discount) !== 0 ? ` discount ${shown(b.discount)}` : "";
+  const cur = { code: b.currency, mapped: b.currency_unmapped !== true };
+  const money = formatMoney(b.items_total, cur);
+  const readings = b.net_total === undefined ? readingsText(b.items_total, b.discount, cur) : "";
+  const discount =
+    b.discount !== null && Number(b.discount) !== 0 ? ` discount ${shown(b.discount)}${readings}` : "";
   const net =
     b.net_total === undefined
       ? ""

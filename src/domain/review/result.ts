@@ -18,6 +18,7 @@ import {
 } from "../budget-review.js";
 import { BudgetSummary } from "../budget-summary.js";
 import type { DiscountKind } from "../budget-view.js";
+import { DiscountReadings } from "../discount-readings.js";
 import { type OldestPending, OldestPendingTracker } from "../oldest-pending.js";
 import type { ResolvedPeriod } from "../period.js";
 import { type Tie, tieOf } from "../ranking-ties.js";
@@ -47,6 +48,8 @@ export interface Matched {
   oldest: OldestPendingTracker;
   /** The budget_created filter, when the window is on the budget's own date (its count of unreadable dates). */
   basis: BasisFilter | undefined;
+  /** The matches' totals after their discount, read both ways (for a server that does not know which). */
+  discounts: DiscountReadings;
 }
 
 function matchEach(
@@ -63,6 +66,7 @@ function matchEach(
     unmapped: new Set(),
     oldest: new OldestPendingTracker(),
     basis,
+    discounts: new DiscountReadings(),
   };
   for (const r of records) {
     if (!keep(r.p)) continue;
@@ -70,6 +74,7 @@ function matchEach(
     seen.codes.add(r.p.currency.code);
     if (!r.p.currency.mapped) seen.unmapped.add(r.p.currency.code);
     seen.oldest.add(r.p, r.seq);
+    seen.discounts.add(r.p);
     each(r);
   }
   return seen;
