@@ -33,7 +33,7 @@ import { budgetLine } from "./review/history-codec.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
-import { matching, summarize, type TopFigures, topRecords } from "./review/result.js";
+import { matching, type SummaryFigures, summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import type { RepeatedFigures } from "./work-orders.js";
 
@@ -359,30 +359,23 @@ function summaryResult(
   });
   const { groups, subtotals, pendingAge } = figures.parts;
   const cut = summaryCut(figures.parts);
-  const notes = boundNotes([
-    ...walk.notes,
-    ...(groups.kept.length < groups.all
-      ? [NOTES.groupsCut({ shown: groups.kept.length, groups: groups.all })]
-      : []),
-    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
-    ...statusNotes(input, { budgets: [], groups: groups.kept }),
-    ...basisNotes(input.group_by, deps.window, figures.basis),
-    ...repeatedNotes(figures.repeated),
-  ]);
+  const notes = summaryNotes(input, deps, figures, walk);
+  const closing = closingOf(figures, deps, null);
   const review = {
     scanned: walk.scanned,
     matched: figures.matched,
     capped: walk.capped,
     ...walk.review,
     ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
+    ...(figures.dates ? { matched_created: figures.dates } : {}),
+    ...closing.review,
   };
   if (cut) review.groups_total = groups.all;
-  const readings = deps.discount === undefined ? figures.discounts.result() : undefined;
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
     ...(cut ? { groupsCut: { kept: groups.kept.length, all: groups.all } } : {}),
-    ...(readings ? { closing: [readingsLine(readings)] } : {}),
+    ...closing.context,
   });
   return withContext(
     {
@@ -400,16 +393,51 @@ function summaryResult(
       groups: groups.kept,
       ...(subtotals ? { subtotals: subtotals.kept } : {}),
       ...(pendingAge ? { pending_age: pendingAge.kept } : {}),
-      review: {
-        ...review,
-        ...(figures.dates ? { matched_created: figures.dates } : {}),
-        ...(readings ? { discount_readings: readings } : {}),
-      },
+      review,
       as_of: walk.asOf,
       ...(notes.length > 0 ? { notes } : {}),
     },
     context,
   );
+}
+
+/**
+ * What a review adds so that nothing is left to check (interface.md §6g): ties at a ranking's edge,
+ * and without MMS_BUDGET_DISCOUNT the matches' totals after their discounts read both ways.
+ */
+function closingOf(
+  figures: Pick<TopFigures, "discounts" | "oldestPending" | "ties">,
+  deps: Summed,
+  nextStart: number | null,
+) {
+  // The oldest pending line already names the budgets of its day: no second line for the same tie.
+  const o = figures.oldestPending;
+  const sameDay = new Set(o?.same_day?.map((s) => s.folio));
+  const ties = (figures.ties ?? []).filter((t) => !(t.day && t.last === o?.folio && sameDay.has(t.next)));
+  const readings = deps.discount === undefined ? figures.discounts.result() : undefined;
+  const lines = [...ties.map((t) => tieLine(t, nextStart)), ...(readings ? [readingsLine(readings)] : [])];
+  return {
+    review: {
+      ...(figures.ties ? { ties: figures.ties } : {}),
+      ...(readings ? { discount_readings: readings } : {}),
+    },
+    context: lines.length > 0 ? { closing: lines } : {},
+  };
+}
+
+/** What a summary says beside its rows: the walk's notes, groups cut, unknown currencies, whose month. */
+function summaryNotes(input: BudgetsInput, deps: Summed, figures: SummaryFigures, walk: WalkFacts): Note[] {
+  const { groups } = figures.parts;
+  return boundNotes([
+    ...walk.notes,
+    ...(groups.kept.length < groups.all
+      ? [NOTES.groupsCut({ shown: groups.kept.length, groups: groups.all })]
+      : []),
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...statusNotes(input, { budgets: [], groups: groups.kept }),
+    ...basisNotes(input.group_by, deps.window, figures.basis),
+    ...repeatedNotes(figures.repeated),
+  ]);
 }
 
 /** group_by work_order: how many work orders have more than one budget, or that none has. */
@@ -440,19 +468,13 @@ function recordsResult(
     ...basisNotes(input.group_by, deps.window, figures.basis),
   ];
   const { nextStart, more } = goOn(figures, start);
-  // The oldest pending line already names the budgets of its day: no second line for the same tie.
-  const sameDay = new Set(figures.oldestPending?.same_day?.map((s) => s.folio));
-  const ties = (figures.ties ?? []).filter(
-    (t) => !(t.day && t.last === figures.oldestPending?.folio && sameDay.has(t.next)),
-  );
   notes.push(...more);
   notes.push(...cutFieldsNote(figures.kept));
-  const readings = deps.discount === undefined ? figures.discounts.result() : undefined;
-  const closing = [...ties.map((t) => tieLine(t, nextStart)), ...(readings ? [readingsLine(readings)] : [])];
+  const closing = closingOf(figures, deps, nextStart);
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
-    ...(closing.length > 0 ? { closing } : {}),
+    ...closing.context,
   });
   const bounded = boundNotes(notes);
   return withContext(
@@ -474,8 +496,7 @@ function recordsResult(
         capped: walk.capped,
         ...walk.review,
         ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
-        ...(figures.ties ? { ties: figures.ties } : {}),
-        ...(readings ? { discount_readings: readings } : {}),
+        ...closing.review,
       },
       as_of: walk.asOf,
       ...(bounded.length > 0 ? { notes: bounded } : {}),
