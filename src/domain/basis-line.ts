@@ -46,7 +46,7 @@ export interface BasisDeps {
   status: number | undefined;
 }
 
-/** One other basis: settled the same, settled different (its figures), not settled, or not applying. */
+/** One other basis: settled the same, settled different (its figures), or not settled. */
 export type BasisCheck = {
   type_date: TypeDate;
   settled: boolean;
@@ -60,8 +60,6 @@ export type BasisCheck = {
   /** Folios matched on that basis and not on the window's, and the reverse (the first five). */
   only_there?: { count: number; folios: string[] };
   only_here?: { count: number; folios: string[] };
-  /** Why it does not apply (pending budgets have no approval date). */
-  not_applicable?: string;
 };
 
 /** What the review read of the company: its count of budgets (same status, up to until) and whether all were read. */
@@ -81,7 +79,7 @@ export interface Here {
   totalIsPageLength: boolean;
 }
 
-const FOLIOS_SHOWN = 5;
+const FOLIOS_SHOWN = 3;
 
 /** The other bases checked, and the company's count when it tells whether every budget was read. */
 export async function settleBases(ask: ReviewAsk, here: Here, deps: BasisDeps): Promise<BasisFacts> {
@@ -92,7 +90,9 @@ export async function settleBases(ask: ReviewAsk, here: Here, deps: BasisDeps): 
   // requests beyond that floor; past it, the line names the call that settles.
   const allowance = { left: Math.max(FLOOR, here.records.length) };
   const bases: BasisCheck[] = [];
-  for (const b of BASES.filter((b) => b !== current))
+  // Pending budgets have no approval date: that basis is no other answer to them.
+  const others = BASES.filter((b) => b !== current && !(b === "approval_date" && deps.status === 1));
+  for (const b of others)
     bases.push(await checkBasis(ask, here, b, { ...deps, allowance }, company?.all_read === true));
   return { bases, company };
 }
@@ -128,8 +128,6 @@ async function checkBasis(
   deps: BasisDeps & { allowance: { left: number } },
   allRead: boolean,
 ): Promise<BasisCheck> {
-  if (basis === "approval_date" && deps.status === 1)
-    return { type_date: basis, settled: true, not_applicable: "pending budgets have no approval date" };
   const other = deps.other({ type_date: basis });
   // Every budget was read, or the other basis sends the API the same query: its answer is in these records.
   if ((basis === "budget_created" && allRead) || sameQuery(other.window, here.window))
@@ -231,7 +229,6 @@ export function basisLine(facts: BasisFacts, matched: number): string | undefine
       : `The same ${matched} budgets match by ${names}.`;
   }
   const parts = checks.map((c) => {
-    if (c.not_applicable) return `by ${NAMES[c.type_date]}: none (${c.not_applicable})`;
     if (!c.settled) return unsettled(c);
     return c.same ? `by ${NAMES[c.type_date]}: the same ${matched}` : differs(c);
   });

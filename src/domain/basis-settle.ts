@@ -3,7 +3,14 @@
  * the review's own snapshot machinery (basis-line.ts says what and how) and puts the facts in
  * `review.bases` / `review.company` and the lines in the result's text.
  */
-import { type BasisDeps, basisLine, companyLine, type OtherWindow, settleBases } from "./basis-line.js";
+import {
+  type BasisCheck,
+  type BasisDeps,
+  basisLine,
+  companyLine,
+  type OtherWindow,
+  settleBases,
+} from "./basis-line.js";
 import { CONTEXT, type QueryBudgetsResult, type ResultContext } from "./budget-result.js";
 import type { DiscountKind } from "./budget-view.js";
 import type { ResolvedPeriod } from "./period.js";
@@ -32,6 +39,23 @@ interface HereRead {
   records: Kept[];
   window: ResolvedPeriod;
   maxRecords: number;
+}
+
+/** A check as structuredContent carries it: the text has the figures and folios, not repeated here. */
+function slim(c: BasisCheck): object {
+  if (!c.settled)
+    return {
+      type_date: c.type_date,
+      settled: false,
+      why: c.unsettled,
+      ...(c.budgets === undefined ? {} : { budgets: c.budgets }),
+    };
+  return {
+    type_date: c.type_date,
+    same: c.same,
+    matched: c.matched,
+    ...(c.same ? {} : { adds: c.only_there?.count ?? 0, leaves_out: c.only_here?.count ?? 0 }),
+  };
 }
 
 /** Settle the other bases of a finished review with a window, and say it in the result. */
@@ -68,8 +92,8 @@ export async function settledLines(
     { other: source.other, read, maxRecords: here.maxRecords, status: source.status },
   );
   Object.assign(out.review, {
-    bases: facts.bases,
-    ...(facts.company === undefined ? {} : { company: facts.company }),
+    bases: facts.bases.map(slim),
+    ...(facts.company?.all_read ? { company: facts.company } : {}),
   });
   const context = (out as { [CONTEXT]?: ResultContext })[CONTEXT];
   if (context === undefined) return;

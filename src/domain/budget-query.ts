@@ -360,7 +360,7 @@ function summaryResult(
   const { groups, subtotals, pendingAge } = figures.parts;
   const cut = summaryCut(figures.parts);
   const notes = summaryNotes(input, deps, figures, walk);
-  const closing = closingOf(figures, deps, null);
+  const closing = closingOf(figures, deps, null, true);
   const review = {
     scanned: walk.scanned,
     matched: figures.matched,
@@ -403,18 +403,20 @@ function summaryResult(
 
 /**
  * What a review adds so that nothing is left to check (interface.md §6g): ties at a ranking's edge,
- * and without MMS_BUDGET_DISCOUNT the matches' totals after their discounts read both ways.
+ * and without MMS_BUDGET_DISCOUNT a summary's totals after their discounts read both ways.
  */
 function closingOf(
   figures: Pick<TopFigures, "discounts" | "oldestPending" | "ties">,
   deps: Summed,
   nextStart: number | null,
+  summary = false,
 ) {
   // The oldest pending line already names the budgets of its day: no second line for the same tie.
   const o = figures.oldestPending;
   const sameDay = new Set(o?.same_day?.map((s) => s.folio));
   const ties = (figures.ties ?? []).filter((t) => !(t.day && t.last === o?.folio && sameDay.has(t.next)));
-  const readings = deps.discount === undefined ? figures.discounts.result() : undefined;
+  // Totals after the discount where the result shows totals (a summary); a list's lines show each budget's.
+  const readings = deps.discount === undefined && summary ? figures.discounts.result() : undefined;
   const lines = [...ties.map((t) => tieLine(t, nextStart)), ...(readings ? [readingsLine(readings)] : [])];
   return {
     review: {

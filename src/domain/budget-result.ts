@@ -292,7 +292,7 @@ function amountLine(out: QueryBudgetsResult, c: ResultContext): string {
     (b) => b.discount !== null && b.discount !== undefined && Number(b.discount) !== 0,
   );
   return discounted
-    ? `${items} discount: as the API gives it; the API does not say whether it is a percentage or an amount, so each discounted budget shows its net both ways.`
+    ? `${items} discount: as the API gives it; the API does not say whether it is a percentage or an amount.`
     : items;
 }
 

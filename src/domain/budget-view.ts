@@ -22,8 +22,9 @@ export type CompactBudget = {
   status_label: string | null;
   work_order_status: string | null;
   third_party: string | null;
-  /** The API's third_parties_code (its role, from the prefix, is in the text line and the detail view). */
+  /** The API's third_parties_code and the role it names: in the detail view (the compact view's text line shows both). */
   third_party_code?: string;
+  third_party_role?: Role;
   cost_center: string | null;
   /** ISO 4217 code, or the API's description when it maps to none (then currency_unmapped is true). */
   currency: string;
@@ -66,7 +67,7 @@ export function netOf(total: Exact, discount: number | null, kind: DiscountKind)
 }
 
 /**
- * " (net USD 1,325.63 if a percentage, USD 1,502.50 if an amount)": a discount's effect both ways,
+ * " (net USD 1,325.63 if %, USD 1,502.50 if an amount)": a discount's effect both ways,
  * for a line when the operator has not said which the API means (interface.md §6g); "" without one.
  */
 export function readingsText(total: number, discount: number | null, currency: Currency): string {
@@ -74,8 +75,8 @@ export function readingsText(total: number, discount: number | null, currency: C
   const items = exact(total);
   const as = (kind: DiscountKind) => formatMoney(netOf(items, discount, kind), currency);
   // An amount larger than the budget leaves it below zero: that reading cannot be the API's.
-  const below = netOf(items, discount, "amount") < 0n ? ", below zero: not this budget's reading" : "";
-  return ` (net ${as("percent")} if a percentage, ${as("amount")} if an amount${below})`;
+  const below = netOf(items, discount, "amount") < 0n ? ", below zero: not its reading" : "";
+  return ` (net ${as("percent")} if %, ${as("amount")} if an amount${below})`;
 }
 
 /** Currency and exact sum of the lines' total_cost (the API sends no budget total), and the net with a DiscountKind. */
@@ -105,9 +106,12 @@ export function clip<T extends string | null | undefined>(text: T): T {
 const currencyFields = (c: Currency) =>
   c.mapped ? { currency: c.code } : { currency: clip(c.code), currency_unmapped: true as const };
 
-/** The compact view carries the code alone (its text line adds the role): a list's bytes stay low. */
-const codeOnly = (code: string | null | undefined) =>
-  typeof code === "string" && code !== "" ? { third_party_code: code } : {};
+/**
+ * The third party's code rides on a compact record unseen (not enumerable: never in JSON, copies or
+ * equality): its text line shows it with the role, and a list of a hundred stays 3 KB lighter.
+ */
+const PARTY_CODE = Symbol("third_party_code");
+type Carrying = CompactBudget & { [PARTY_CODE]?: string | null };
 
 export function compactBudget({ budget: b, currency, total, net, lineCount }: PricedBudget): CompactBudget {
   const compact: CompactBudget = {
@@ -117,7 +121,6 @@ export function compactBudget({ budget: b, currency, total, net, lineCount }: Pr
     status_label: labelOf(BUDGET_STATUS, b.status),
     work_order_status: labelOf(WORK_ORDER_STATUS, b.id_status_work_order),
     third_party: clip(b.third_parties_name),
-    ...codeOnly(clip(b.third_parties_code)),
     cost_center: clip(b.costs_center_description),
     ...currencyFields(currency),
     items_total: toNumber(total, currency),
@@ -127,6 +130,7 @@ export function compactBudget({ budget: b, currency, total, net, lineCount }: Pr
     approval_date: day(b.approval_date),
   };
   if (net !== undefined) compact.net_total = toNumber(net, currency);
+  Object.defineProperty(compact, PARTY_CODE, { value: clip(b.third_parties_code) });
   return compact;
 }
 
@@ -141,7 +145,6 @@ export type DetailLine = {
 };
 
 export type DetailBudget = CompactBudget & {
-  third_party_role?: Role;
   note: string | null;
   lines: DetailLine[];
 };
@@ -151,7 +154,7 @@ export function detailBudget(p: PricedBudget): DetailBudget {
   const compact = compactBudget(p);
   return {
     ...compact,
-    ...thirdPartyFields(compact.third_party_code),
+    ...thirdPartyFields(clip(p.budget.third_parties_code)),
     note: p.budget.note === "" ? null : clip(p.budget.note),
     lines: p.budget.list_items.map((l) => ({
       type_resource: l.type_resource,
@@ -240,7 +243,10 @@ export function budgetLine(b: CompactBudget): string {
   const decided = b.approval_date
     ? ` | ${b.status === 2 ? "approved" : "decided"} ${shown(b.approval_date)}`
     : "";
-  const party = thirdPartyText(b.third_party, thirdPartyFields(b.third_party_code));
+  const party = thirdPartyText(
+    b.third_party,
+    thirdPartyFields(b.third_party_code ?? (b as Carrying)[PARTY_CODE]),
+  );
   return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${party} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
 }
 

@@ -10,11 +10,10 @@ import { type Currency, type Exact, formatMoney, toNumber } from "./money.js";
 const discounted = (discount: number | null | undefined) =>
   discount !== null && discount !== undefined && Number(discount) !== 0 && Number.isFinite(Number(discount));
 
-/** One currency's totals of a review's matches: before the discount, and after it read each way. */
+/** One currency's totals of a review's matches after the discount, read each way (before it: the result's items_total). */
 export type ReadingTotal = {
   currency: string;
   currency_unmapped?: true;
-  items_total: number;
   net_if_percent: number;
   net_if_amount: number;
 };
@@ -25,7 +24,7 @@ export type DiscountFigures = { discounted: number; matched: number; totals: Rea
 export class DiscountReadings {
   #discounted = 0;
   #matched = 0;
-  readonly #by = new Map<string, { currency: Currency; items: Exact; percent: Exact; amount: Exact }>();
+  readonly #by = new Map<string, { currency: Currency; percent: Exact; amount: Exact }>();
 
   add(p: PricedBudget): void {
     this.#matched += 1;
@@ -33,12 +32,10 @@ export class DiscountReadings {
     if (discounted(d)) this.#discounted += 1;
     const t = this.#by.get(p.currency.code) ?? {
       currency: p.currency,
-      items: 0n,
       percent: 0n,
       amount: 0n,
     };
     this.#by.set(p.currency.code, t);
-    t.items += p.total;
     t.percent += discounted(d) ? netOf(p.total, d, "percent") : p.total;
     t.amount += discounted(d) ? netOf(p.total, d, "amount") : p.total;
   }
@@ -51,7 +48,6 @@ export class DiscountReadings {
       .map((t) => ({
         currency: t.currency.code,
         ...(t.currency.mapped ? {} : { currency_unmapped: true as const }),
-        items_total: toNumber(t.items, t.currency),
         net_if_percent: toNumber(t.percent, t.currency),
         net_if_amount: toNumber(t.amount, t.currency),
       }));
@@ -65,5 +61,5 @@ export function readingsLine(f: DiscountFigures): string {
   const list = (pick: (t: ReadingTotal) => number) =>
     f.totals.map((t) => formatMoney(pick(t), cur(t))).join(", ");
   const of = f.discounted === f.matched ? `all ${f.matched}` : `${f.discounted} of the ${f.matched}`;
-  return `Discounts: ${of} matching budgets have one; their items_total after it, read as percentages: ${list((t) => t.net_if_percent)}; read as amounts: ${list((t) => t.net_if_amount)} (before it: ${list((t) => t.items_total)}).`;
+  return `Discounts: ${of} matching budgets have one; items_total after them, read as percentages: ${list((t) => t.net_if_percent)}; as amounts: ${list((t) => t.net_if_amount)}.`;
 }

@@ -62,7 +62,7 @@ async function call(args: Record<string, unknown>, client = mcp) {
 const created = (b: StoredBudget) => Date.parse(String(b.record.date_create));
 const folios = (list: StoredBudget[]) => list.map((b) => b.record.folio).sort();
 const inWindow = (at: number | null, since: number) => at !== null && at >= since && at <= NOW;
-type Check = { type_date: string; same?: boolean; matched?: number; settled: boolean };
+type Check = { type_date: string; same?: boolean; matched?: number; settled?: false };
 const basesOf = (review: Record<string, unknown>) => review.bases as Check[];
 
 describe("the date basis settled in the result", () => {
@@ -83,8 +83,8 @@ describe("the date basis settled in the result", () => {
     });
     expect(review.matched).toBe(byWorkOrder.length);
     expect(basesOf(review)).toEqual([
-      { type_date: "approval_date", settled: true, same: true, matched: byWorkOrder.length },
-      { type_date: "budget_created", settled: true, same: true, matched: byWorkOrder.length },
+      { type_date: "approval_date", same: true, matched: byWorkOrder.length },
+      { type_date: "budget_created", same: true, matched: byWorkOrder.length },
     ]);
     expect(text).toContain(
       `\nThe same ${byWorkOrder.length} budgets match by approval date and by the budget's own date.`,
@@ -104,7 +104,12 @@ describe("the date basis settled in the result", () => {
 
     const { text, review } = await call({ status: "rejected", since: "P20D", group_by: ["month"] });
     const approval = basesOf(review).find((c) => c.type_date === "approval_date")!;
-    expect(approval).toMatchObject({ settled: true, same: false, matched: byApproval.length });
+    expect(approval).toMatchObject({
+      same: false,
+      matched: byApproval.length,
+      adds: adds.length,
+      leaves_out: leaves.length,
+    });
     const line = text.split("\n").find((l) => l.startsWith("By approval date: "))!;
     expect(line).toMatch(new RegExp(`^By approval date: ${byApproval.length} budgets, `));
     if (adds.length > 0) expect(line).toContain(`adds folio${adds.length === 1 ? "" : "s"} ${adds[0]}`);
@@ -133,7 +138,7 @@ describe("the date basis settled in the result", () => {
       `\nAll ${mine.length} budgets of the company were read (the API's count for every date).\n`,
     );
     const short = await call({ since: "P14D", group_by: ["status"] });
-    expect(short.review.company).toMatchObject({ budgets: mine.length, all_read: false });
+    expect(short.review.company).toBeUndefined();
     expect(short.text).not.toContain("of the company were read");
   });
 
@@ -148,7 +153,7 @@ describe("the date basis settled in the result", () => {
     try {
       const { text, review } = await call({ since: "P7D", group_by: ["currency"] }, server);
       const own = basesOf(review).find((c) => c.type_date === "budget_created")!;
-      expect(own).toMatchObject({ settled: false, unsettled: "size" });
+      expect(own).toMatchObject({ settled: false, why: "size" });
       expect(text).toContain(
         `by the budget's own date: not settled: it holds ${(own as unknown as { budgets: number }).budgets} budgets, more than a check reads (this call with type_date "budget_created" settles it)`,
       );
@@ -179,7 +184,11 @@ describe("who a third party is", () => {
     const byName = await call({ since: "P120D", third_party: "europarts", limit: 2 });
     expect(byCode.out.total).toBe(mine.filter((b) => b.record.third_parties_code === "SUP-002").length);
     expect(byCode.out.total).toBe(byName.out.total);
-    expect(byCode.out.budgets[0]).toMatchObject({ third_party_code: "SUP-002" });
+    const detail = await call({ since: "P120D", third_party: "SUP-002", limit: 1, view: "detail" });
+    expect(detail.out.budgets[0]).toMatchObject({
+      third_party_code: "SUP-002",
+      third_party_role: "supplier",
+    });
     expect(byCode.text).toContain(" | EuroParts GmbH (SUP-002, supplier) | ");
   });
 });
@@ -231,7 +240,7 @@ describe("the oldest and the largest, with ties", () => {
 
 describe("discounts read both ways when the operator has not said", () => {
   it("each discounted line shows its net as a percentage and as an amount; a review totals both", async () => {
-    const { out, text, review } = await call({
+    const { out, text } = await call({
       status: "pending",
       currency: "USD",
       sort: "total_desc",
@@ -243,32 +252,40 @@ describe("discounts read both ways when the operator has not said", () => {
     const as = (kind: "percent" | "amount") =>
       toNumber(netOf(exact(b.items_total as number), Number(b.discount), kind), cur).toFixed(2);
     expect(text).toContain(
-      `discount ${b.discount} (net USD ${Number(as("percent")).toLocaleString("en-US", { minimumFractionDigits: 2 })} if a percentage, USD `,
+      `discount ${b.discount} (net USD ${Number(as("percent")).toLocaleString("en-US", { minimumFractionDigits: 2 })} if %, USD `,
     );
     expect(text).toContain(` if an amount`);
+    // The totals where the result shows totals: a summary.
+    const summary = await call({ status: "pending", currency: "USD", since: "all", group_by: ["currency"] });
+    const review = summary.review;
     const readings = review.discount_readings as {
       discounted: number;
       matched: number;
-      totals: { currency: string; items_total: number; net_if_percent: number; net_if_amount: number }[];
+      totals: { currency: string; net_if_percent: number; net_if_amount: number }[];
     };
     const pendingUsd = mine.filter((r) => r.record.status === 1 && r.record.id_currency === 1);
     expect(readings.matched).toBe(pendingUsd.length);
     expect(readings.discounted).toBe(pendingUsd.filter((r) => Number(r.record.discount) !== 0).length);
     const [usd] = readings.totals;
-    expect(usd!.net_if_percent).toBeLessThan(usd!.items_total);
-    expect(usd!.net_if_amount).toBeLessThan(usd!.items_total);
-    expect(text).toMatch(
-      /\nDiscounts: \d+ of the \d+ matching budgets have one; their items_total after it, read as percentages: USD [\d,.]+; read as amounts: USD [\d,.]+ \(before it: USD [\d,.]+\)\.\n/,
+    const before = pendingUsd.reduce(
+      (n, r) => n + (r.record.list_items as { total_cost: number }[]).reduce((m, l) => m + l.total_cost, 0),
+      0,
+    );
+    expect(usd!.net_if_percent).toBeLessThan(before);
+    expect(usd!.net_if_amount).toBeLessThan(before);
+    expect(summary.text).toMatch(
+      /\nDiscounts: \d+ of the \d+ matching budgets have one; items_total after them, read as percentages: USD [\d,.]+; as amounts: USD [\d,.]+\.\n/,
     );
   });
 
   it("with MMS_BUDGET_DISCOUNT set, net_total says it and no reading is offered", async () => {
-    const { text, review } = await call(
+    const { text } = await call(
       { status: "pending", currency: "USD", sort: "total_desc", limit: 5, since: "all" },
       percent,
     );
+    const { review } = await call({ status: "pending", since: "all", group_by: ["currency"] }, percent);
     expect(review.discount_readings).toBeUndefined();
-    expect(text).not.toContain("if a percentage");
+    expect(text).not.toContain("if %");
     expect(text).not.toContain("Discounts: ");
   });
 });

@@ -234,7 +234,7 @@ describe("query_budgets: what an amount is", () => {
   it("defines items_total in the text and shows a discount as given, saying the API does not tell what it is", async () => {
     const { lines } = await call({ since: "all", currency: "USD", min_total: 1500 });
     expect(lines[1]).toBe(
-      "items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount, so each discounted budget shows its net both ways.",
+      "items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.",
     );
   });
 
@@ -264,8 +264,8 @@ describe("query_budgets: what an amount is", () => {
     const { text, out } = await call({ id: "104", view: "detail" });
     expect(text).toMatchInlineSnapshot(`
       "[sandbox] The only budget of folio 104. Window: every date (lookup by folio 104); today 2026-06-15.
-      items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount, so each discounted budget shows its net both ways.
-      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 (net USD 0.26 if a percentage, USD -12.20 if an amount, below zero: not this budget's reading) | created 2026-06-07
+      items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.
+      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 (net USD 0.26 if %, USD -12.20 if an amount, below zero: not its reading) | created 2026-06-07
         - type 1 Washer M6: 1 x USD 0.10 = USD 0.10
         - type 1 Washer M6: 1 x USD 0.20 = USD 0.20"
     `);

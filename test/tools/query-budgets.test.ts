@@ -48,7 +48,6 @@ describe("query_budgets", () => {
         "status",
         "status_label",
         "third_party",
-        "third_party_code",
         "wo_folio",
         "work_order_status",
       ].sort(),
@@ -81,8 +80,8 @@ describe("query_budgets", () => {
     const result = await call({ id: 104 });
     expect(textOf(result)).toMatchInlineSnapshot(`
       "[sandbox] The only budget of folio 104. Window: every date (lookup by folio 104); today 2026-06-15.
-      items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount, so each discounted budget shows its net both ways.
-      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 (net USD 0.26 if a percentage, USD -12.20 if an amount, below zero: not this budget's reading) | created 2026-06-07"
+      items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.
+      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 (net USD 0.26 if %, USD -12.20 if an amount, below zero: not its reading) | created 2026-06-07"
     `);
     expect(QueryBudgetsOutput.parse(result.structuredContent).budgets[0]).toMatchInlineSnapshot(`
       {
@@ -97,7 +96,6 @@ describe("query_budgets", () => {
         "status": 1,
         "status_label": "pending approval",
         "third_party": "Industrial Supply Co.",
-        "third_party_code": "SUP-001",
         "wo_folio": "4004",
         "work_order_status": "in review",
       }
@@ -116,7 +114,7 @@ describe("query_budgets", () => {
       MXN 95,370.00 | 9
       USD 26,272.25 | 42
       Matched budgets were created (date_create) 2026-03-23 to 2026-06-15.
-      Discounts: 55 of the 123 matching budgets have one; their items_total after it, read as percentages: CLP 6,562,840, "Crédito interno" (unmapped currency) 2,389.11, EUR 27,939.58, MXN 89,583.09, USD 25,242.80; read as amounts: CLP 6,809,574, "Crédito interno" (unmapped currency) 2,388.00, EUR 28,908.25, MXN 95,347.50, USD 26,114.75 (before it: CLP 6,809,634, "Crédito interno" (unmapped currency) 2,405.50, EUR 29,143.25, MXN 95,370.00, USD 26,272.25).
+      Discounts: 55 of the 123 matching budgets have one; items_total after them, read as percentages: CLP 6,562,840, "Crédito interno" (unmapped currency) 2,389.11, EUR 27,939.58, MXN 89,583.09, USD 25,242.80; as amounts: CLP 6,809,574, "Crédito interno" (unmapped currency) 2,388.00, EUR 28,908.25, MXN 95,347.50, USD 26,114.75.
       All 123 approved budgets of the company were read (the API's count for every date).
       The same 123 budgets match by approval date and by the budget's own date.
       Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency."
