@@ -143,7 +143,13 @@ const QUESTIONS = [
     async before(c, s) {
       const counts = [];
       for (const type_date of ["creation_date", "budget_created", "approval_date"]) {
-        const args = { status: "approved", currency: "CLP", since: "P90D", group_by: ["cost_center"], type_date };
+        const args = {
+          status: "approved",
+          currency: "CLP",
+          since: "P90D",
+          group_by: ["cost_center"],
+          type_date,
+        };
         const [p] = await ask(c, s, args);
         counts.push(p.review.matched);
       }
@@ -185,7 +191,9 @@ const QUESTIONS = [
     },
     async after(c, s) {
       const [p] = await ask(c, s, { since: "P90D", group_by: ["third_party"] });
-      const rows = new Map(p.groups.map((g) => [g.third_party, `${g.third_party_code} ${g.third_party_role}`]));
+      const rows = new Map(
+        p.groups.map((g) => [g.third_party, `${g.third_party_code} ${g.third_party_role}`]),
+      );
       return [...rows].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, who]) => `${name} ${who}`);
     },
   },
@@ -194,7 +202,13 @@ const QUESTIONS = [
     async before(c, s) {
       const [p] = await ask(c, s, { status: "pending", since: "all", group_by: ["currency"] });
       const day = p.review.oldest_pending.date_create;
-      const [list] = await ask(c, s, { status: "pending", since: "all", sort: "date_asc", limit: 5, view: "full" });
+      const [list] = await ask(c, s, {
+        status: "pending",
+        since: "all",
+        sort: "date_asc",
+        limit: 5,
+        view: "full",
+      });
       return list.budgets
         .filter((b) => b.date_create.slice(0, 10) === day)
         .sort((a, b) => Date.parse(a.date_create) - Date.parse(b.date_create))
@@ -209,7 +223,12 @@ const QUESTIONS = [
   {
     q: "Pending USD budgets: their total after the discount, read as a percentage and as an amount",
     async before(c, s) {
-      const pages = await ask(c, s, { status: "pending", currency: "USD", since: "all", all: true }, { follow: true });
+      const pages = await ask(
+        c,
+        s,
+        { status: "pending", currency: "USD", since: "all", all: true },
+        { follow: true },
+      );
       let percent = 0;
       let amount = 0;
       for (const b of budgetsOf(pages)) {
@@ -220,7 +239,12 @@ const QUESTIONS = [
       return [Math.round(percent), Math.round(amount)];
     },
     async after(c, s) {
-      const [p] = await ask(c, s, { status: "pending", currency: "USD", since: "all", group_by: ["currency"] });
+      const [p] = await ask(c, s, {
+        status: "pending",
+        currency: "USD",
+        since: "all",
+        group_by: ["currency"],
+      });
       const [usd] = p.review.discount_readings.totals;
       return [Math.round(usd.net_if_percent), Math.round(usd.net_if_amount)];
     },
