@@ -12,6 +12,7 @@ import {
   lookupWords,
   type QueryBudgetsResult,
   reviewBudgets,
+  settleList,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
 import { resolvePeriod, TYPE_DATES, type TypeDate } from "../src/domain/period.js";
@@ -248,7 +249,15 @@ const queryBudgets = defineTool({
           "resume continues a review (a call with group_by, sort or a filter the API lacks); this call lists one page: use start instead",
           { field: "resume" },
         );
-      return listBudgets(plan.args, plan.deps);
+      const listed = await listBudgets(plan.args, plan.deps);
+      if (!listed.complete) return listed;
+      // The whole window in one list: its other date bases are settled as a review's (interface.md §6g).
+      const services = ctx.reviews ?? createReviewServices().forTenant(undefined);
+      return withDeadline(ctx.asTask ? undefined : services, async (deadline) => {
+        const source = reviewSource(input, plan.query, ctx, services, deadline);
+        await settleList(listed, plan.args, { ...plan.deps, source });
+        return listed;
+      });
     }
     const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
     return withDeadline(ctx.asTask ? undefined : reviews, (deadline) =>

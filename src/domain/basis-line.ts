@@ -246,5 +246,7 @@ export function companyLine(
   if (c === undefined || !c.all_read) return undefined;
   const what = `${status ? `${status} ` : ""}${c.budgets === 1 ? "budget" : "budgets"}`;
   const upTo = untilAsked === undefined ? "" : ` up to ${untilAsked}`;
+  if (c.budgets === 0)
+    return `The company has no ${status ? `${status} ` : ""}budget${upTo} (the API's count for every date).`;
   return `All ${c.budgets} ${what} of the company${upTo} were read (the API's count for every date).`;
 }

@@ -14,7 +14,7 @@ import {
 import { CONTEXT, type QueryBudgetsResult, type ResultContext } from "./budget-result.js";
 import type { DiscountKind } from "./budget-view.js";
 import type { ResolvedPeriod } from "./period.js";
-import { type Read, type ReadDeps, readReview } from "./review/read.js";
+import { type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { matching, type ReviewAsk } from "./review/result.js";
 
@@ -29,17 +29,20 @@ interface Source extends Omit<ReadDeps, "progress"> {
 interface Deps {
   view: "compact" | "detail" | "full";
   discount: DiscountKind | undefined;
-  progress: ReadDeps["progress"];
   source: Source;
 }
 
-/** The review's read, as the result was built from it. */
-interface HereRead {
-  read: Read;
+/** The read a result was built from (a review's, or a whole list's): its records and the API's count. */
+export interface HereRead {
   records: Kept[];
   window: ResolvedPeriod;
   maxRecords: number;
+  apiTotal: number | undefined;
+  totalIsPageLength: boolean;
 }
+
+/** The priced records of a list result that holds its whole window, kept unseen for the basis check. */
+export const LISTED = Symbol("listed");
 
 /** A check as structuredContent carries it: the text has the figures and folios, not repeated here. */
 function slim(c: BasisCheck): object {
@@ -58,7 +61,7 @@ function slim(c: BasisCheck): object {
   };
 }
 
-/** Settle the other bases of a finished review with a window, and say it in the result. */
+/** Settle the other bases of a finished review (or a list of its whole window), and say it in the result. */
 export async function settledLines(
   out: QueryBudgetsResult,
   input: ReviewAsk & { until?: string | undefined },
@@ -66,7 +69,7 @@ export async function settledLines(
   deps: Deps,
 ): Promise<void> {
   const { source } = deps;
-  if (source.other === undefined || out.review === undefined) return;
+  if (source.other === undefined) return;
   const read = (other: OtherWindow, maxRecords: number) =>
     readReview(
       {
@@ -78,7 +81,8 @@ export async function settledLines(
         discount: deps.discount,
         fresh: source.fresh,
       },
-      { ...source, fetchPage: other.fetchPage, onSnapshot: undefined, progress: deps.progress },
+      // No progress of their own: a call's progress only rises, and the review's walk already reached its end.
+      { ...source, fetchPage: other.fetchPage, onSnapshot: undefined, progress: async () => {} },
     );
   const facts = await settleBases(
     input,
@@ -86,12 +90,13 @@ export async function settledLines(
       window: here.window,
       records: here.records,
       matched: matching(input, here.records, here.window),
-      apiTotal: here.read.state.apiTotal,
-      totalIsPageLength: here.read.state.totalIsPageLength,
+      apiTotal: here.apiTotal,
+      totalIsPageLength: here.totalIsPageLength,
     },
     { other: source.other, read, maxRecords: here.maxRecords, status: source.status },
   );
-  Object.assign(out.review, {
+  // A list has no review block: its checks stand beside its records.
+  Object.assign(out.review ?? out, {
     bases: facts.bases.map(slim),
     ...(facts.company?.all_read ? { company: facts.company } : {}),
   });
@@ -103,7 +108,7 @@ export async function settledLines(
       context.status,
       input.until === undefined ? undefined : (here.window.period.until ?? undefined),
     ),
-    basisLine(facts, out.review.matched),
+    basisLine(facts, out.review?.matched ?? out.total),
   ].filter((l): l is string => l !== undefined);
   if (lines.length > 0) context.closing = [...(context.closing ?? []), ...lines];
 }

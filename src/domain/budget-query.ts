@@ -7,7 +7,7 @@
  */
 import type { Budget, Page } from "../client/types.js";
 import { basisNotes } from "./basis.js";
-import { type BasisDeps, settledLines } from "./basis-settle.js";
+import { type BasisDeps, LISTED, settledLines } from "./basis-settle.js";
 import {
   CONTEXT,
   fitRecords,
@@ -19,7 +19,7 @@ import {
   type View,
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
-import { cutFieldsNote, type DiscountKind, price } from "./budget-view.js";
+import { cutFieldsNote, type DiscountKind, type PricedBudget, price } from "./budget-view.js";
 import { readingsLine } from "./discount-readings.js";
 import { fitEstimate } from "./fit.js";
 import { NOTES, type Note } from "./notes.js";
@@ -154,9 +154,33 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
     budgets: kept,
     ...(notes.length > 0 ? { notes } : {}),
   };
+  // The whole window in hand: the date basis can be settled on these records (settleList).
+  if (out.complete) Object.defineProperty(out, LISTED, { value: { priced, total: result.total } });
   return withContext(
     out,
     contextOf(input, deps, { maxRecords, stoppedByCap: result.omitted > 0 && !cut && !stoppedToFit }),
+  );
+}
+
+/** A list that holds its whole window (no lookup): its other date bases settled as a review's are (interface.md §6g). */
+export async function settleList(
+  out: QueryBudgetsResult,
+  input: BudgetsInput & { until?: string | undefined },
+  deps: QueryDeps & { source: ReviewSource },
+): Promise<void> {
+  const listed = (out as { [LISTED]?: { priced: PricedBudget[]; total: number } })[LISTED];
+  if (listed === undefined) return;
+  await settledLines(
+    out,
+    input,
+    {
+      records: listed.priced.map((p, seq) => ({ p, seq })),
+      window: deps.window,
+      maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
+      apiTotal: listed.total,
+      totalIsPageLength: false,
+    },
+    deps,
   );
 }
 
@@ -210,8 +234,14 @@ export async function reviewBudgets(
       ? summaryResult(input, summed, records, walk)
       : recordsResult(input, summed, records, walk);
   if (read.resume !== undefined) out.resume = read.resume;
+  const { apiTotal, totalIsPageLength } = read.state;
   if (walk.complete && source.other !== undefined)
-    await settledLines(out, input, { read, records, window, maxRecords }, { ...deps, source });
+    await settledLines(
+      out,
+      input,
+      { records, window, maxRecords, apiTotal, totalIsPageLength },
+      { ...deps, source },
+    );
   // After the result is built: history never delays the figures, and its failures are notes.
   if (source.history !== undefined)
     await rememberReview(

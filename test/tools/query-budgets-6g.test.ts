@@ -56,7 +56,8 @@ async function call(args: Record<string, unknown>, client = mcp) {
   const result = await client.client.callTool({ name: "query_budgets", arguments: args });
   expect(result.isError, textOf(result)).toBeFalsy();
   const out = QueryBudgetsOutput.parse(result.structuredContent);
-  return { out, text: textOf(result), review: out.review as Record<string, unknown> };
+  const raw = result.structuredContent as Record<string, unknown>;
+  return { out, raw, text: textOf(result), review: out.review as Record<string, unknown> };
 }
 
 const created = (b: StoredBudget) => Date.parse(String(b.record.date_create));
@@ -129,6 +130,29 @@ describe("the date basis settled in the result", () => {
     expect(text.split("\n")[0]).toMatch(/^\[sandbox\] As of .*a snapshot/);
     // Only the company count is read again: the checks of this call come from the snapshots too.
     expect(sent.every((q) => q.limit === 1)).toBe(true);
+  });
+
+  it("a list that holds its whole window settles it too: pending budgets over 30 days", async () => {
+    const until = NOW - 30 * DAY;
+    const pending = mine.filter((b) => b.record.status === 1);
+    const old = pending.filter((b) => b.dates.creation_date <= until + 999);
+    const ownOld = pending.filter((b) => created(b) <= until + 999);
+    const { out, raw, text } = await call({
+      status: "pending",
+      since: "all",
+      until: new Date(until).toISOString(),
+      limit: 100,
+    });
+    expect(out.total).toBe(old.length);
+    const all = pending.filter((b) => b.dates.creation_date <= until + 999).length;
+    expect(raw.company).toEqual({ budgets: all, all_read: true });
+    const same = folios(ownOld).join() === folios(old).join();
+    expect(text).toContain(
+      same
+        ? `\nThe same ${old.length} budgets match by the budget's own date.`
+        : `\nBy the budget's own date: ${ownOld.length} budgets, `,
+    );
+    expect(text).not.toContain("approval date");
   });
 
   it("says every budget of the company was read when the count says so", async () => {

@@ -203,6 +203,8 @@ describe("query_budgets", () => {
     expect(result.structuredContent).toMatchObject({ total: 0, returned: 0, budgets: [] });
     expect(textOf(result).split("\n")).toEqual([
       "[sandbox] No budget of the window. Window: work orders created 2020-01-01T00:00:00Z to 2020-01-31T23:59:59Z (the work order's date; the budget's own: type_date budget_created); today 2026-06-15.",
+      "The company has no budget up to 2020-01-31T23:59:59Z (the API's count for every date).",
+      "No budget matches by approval date and by the budget's own date either.",
       'Widen the window (since "all" is every date), or change type_date or status.',
     ]);
     expect(result.structuredContent).toMatchObject({ complete: true });
