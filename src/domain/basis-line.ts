@@ -112,7 +112,11 @@ async function companyRead(here: Here, deps: BasisDeps): Promise<CompanyRead | u
   let budgets = here.apiTotal;
   if (!sameQuery(everything.window, here.window)) {
     try {
-      budgets = (await everything.fetchPage(0, 1, new AbortController().signal)).total;
+      // One record, read as a review reads (paced, under the deadline) and kept as a snapshot: a
+      // second look at this window asks nothing upstream (interface.md §6c).
+      const { state } = await deps.read(everything, 1);
+      if (state.apiTotal === undefined || state.totalIsPageLength) return undefined;
+      budgets = state.apiTotal;
     } catch {
       return undefined;
     }

@@ -121,15 +121,16 @@ describe("the date basis settled in the result", () => {
     sent.length = 0;
     await call({ status: "approved", since: "P30D", group_by: ["currency"] });
     const checks = sent.filter((q) => q.type_date !== undefined || q.limit === 1).length;
-    // The review's page, then: the company's count (one record), the approval window, the lookback.
+    // The review's page, then: the company's count of approved budgets (one record; none when an
+    // earlier test's snapshot has it), the approval window and the lookback's pages.
     expect(sent.length - checks).toBe(1);
-    expect(sent.filter((q) => q.limit === 1)).toHaveLength(1);
+    expect(sent.filter((q) => q.limit === 1).length).toBeLessThanOrEqual(1);
     expect(checks).toBeLessThanOrEqual(4);
     sent.length = 0;
     const { text } = await call({ status: "approved", since: "P30D", type_date: "budget_created" });
     expect(text.split("\n")[0]).toMatch(/^\[sandbox\] As of .*a snapshot/);
-    // Only the company count is read again: the checks of this call come from the snapshots too.
-    expect(sent.every((q) => q.limit === 1)).toBe(true);
+    // Nothing is read upstream: the review and its checks, the company's count too, come from the snapshots.
+    expect(sent).toEqual([]);
   });
 
   it("a list that holds its whole window settles it too: pending budgets over 30 days", async () => {
