@@ -209,6 +209,13 @@ describe("who a third party is", () => {
     const byName = await call({ since: "P120D", third_party: "europarts", limit: 2 });
     expect(byCode.out.total).toBe(mine.filter((b) => b.record.third_parties_code === "SUP-002").length);
     expect(byCode.out.total).toBe(byName.out.total);
+    // The form results print, copied back, filters by its code.
+    const printed = await call({
+      since: "P120D",
+      third_party: "EuroParts GmbH (SUP-002, supplier)",
+      limit: 2,
+    });
+    expect(printed.out.total).toBe(byCode.out.total);
     const detail = await call({ since: "P120D", third_party: "SUP-002", limit: 1, view: "detail" });
     expect(detail.out.budgets[0]).toMatchObject({
       third_party_code: "SUP-002",

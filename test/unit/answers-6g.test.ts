@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Budget } from "../../src/client/types.js";
 import { type BasisFacts, basisLine, companyLine } from "../../src/domain/basis-line.js";
+import { matcher } from "../../src/domain/budget-review.js";
 import { price, readingsText } from "../../src/domain/budget-view.js";
 import { DiscountReadings, readingsLine } from "../../src/domain/discount-readings.js";
 import { tieLine, tieOf } from "../../src/domain/ranking-ties.js";
@@ -53,6 +54,28 @@ describe("who a third party is", () => {
     codes.add({ third_parties_name: "Beta", third_parties_code: "SUP-1" });
     expect(codes.of("Acme")).toEqual({ third_party_code: "CUS-9, SUP-9" });
     expect(codes.of("Beta")).toEqual({ third_party_code: "SUP-1", third_party_role: "supplier" });
+  });
+});
+
+describe("third_party filters", () => {
+  const keeps = (asked: string, b: Partial<Budget>) => matcher({ third_party: asked })(price(budget(b)));
+  it.each([
+    ["sup-002", true],
+    ["europarts", true],
+    ["EuroParts GmbH (SUP-002, supplier)", true],
+    ["EuroParts GmbH (SUP-001, supplier)", false],
+    ["Other (SUP-002)", true],
+    ["SUP-00", false],
+  ])("%s keeps EuroParts GmbH (SUP-002): %s", (asked, kept) => {
+    expect(keeps(asked, {})).toBe(kept);
+  });
+  it("a name that ends in parentheses still matches as a name", () => {
+    expect(
+      keeps("Andes Mining (customer)", {
+        third_parties_name: "Andes Mining (customer)",
+        third_parties_code: "CUS-001",
+      }),
+    ).toBe(true);
   });
 });
 
