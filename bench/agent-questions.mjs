@@ -1,7 +1,8 @@
 /**
  * Agent-style questions (docs/tools.md), each answered twice through the SDK client over stdio
  * against the built server in sandbox mode: "before", the calls a careful agent needs on a server
- * without issue 29 (the given build), and "after", the calls it needs on this one. Reports calls and
+ * without the change the question is about (issue 29 for the first six, issue 42's interface 6g for
+ * the rest: give the given build), and "after", the calls it needs on this one. Reports calls and
  * bytes (text plus serialized structuredContent) per question, and checks that both strategies reach
  * the same answer. A strategy that gets `next_start` follows it, as an agent would.
  *
@@ -136,6 +137,136 @@ const QUESTIONS = [
       return p.groups.map((g) => `${g.month} ${g.currency} ${g.count}`).sort();
     },
   },
+  // Interface 6g (issue 42): what agents re-asked after the first answer.
+  {
+    q: "Approved CLP budgets of 90 days by cost center: does the date basis change the answer?",
+    async before(c, s) {
+      const counts = [];
+      for (const type_date of ["creation_date", "budget_created", "approval_date"]) {
+        const args = {
+          status: "approved",
+          currency: "CLP",
+          since: "P90D",
+          group_by: ["cost_center"],
+          type_date,
+        };
+        const [p] = await ask(c, s, args);
+        counts.push(p.review.matched);
+      }
+      return counts;
+    },
+    async after(c, s) {
+      const args = { status: "approved", currency: "CLP", since: "P90D", group_by: ["cost_center"] };
+      const [p] = await ask(c, s, args);
+      return basisCounts(p, ["budget_created", "approval_date"]);
+    },
+  },
+  {
+    q: "Rejected budgets month by month (last 20 days), on every date basis",
+    async before(c, s) {
+      const counts = [];
+      for (const type_date of ["creation_date", "budget_created", "approval_date"]) {
+        const [p] = await ask(c, s, { status: "rejected", since: "P20D", group_by: ["month"], type_date });
+        counts.push(p.review.matched);
+      }
+      return counts;
+    },
+    async after(c, s) {
+      const [p] = await ask(c, s, { status: "rejected", since: "P20D", group_by: ["month"] });
+      return basisCounts(p, ["budget_created", "approval_date"]);
+    },
+  },
+  {
+    q: "Totals per third party (90 days): who is a supplier, who a customer, and their codes?",
+    async before(c, s) {
+      const [p] = await ask(c, s, { since: "P90D", group_by: ["third_party"] });
+      const names = [...new Set(p.groups.map((g) => g.third_party))].sort();
+      const out = [];
+      for (const name of names) {
+        const [one] = await ask(c, s, { since: "P90D", third_party: name, view: "full", limit: 1 });
+        const code = one.budgets[0].third_parties_code;
+        out.push(`${name} ${code} ${code.startsWith("SUP-") ? "supplier" : "customer"}`);
+      }
+      return out;
+    },
+    async after(c, s) {
+      const [p] = await ask(c, s, { since: "P90D", group_by: ["third_party"] });
+      const rows = new Map(
+        p.groups.map((g) => [g.third_party, `${g.third_party_code} ${g.third_party_role}`]),
+      );
+      return [...rows].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, who]) => `${name} ${who}`);
+    },
+  },
+  {
+    q: "Which pending budget has waited longest, to the second (two were created that day)?",
+    async before(c, s) {
+      const [p] = await ask(c, s, { status: "pending", since: "all", group_by: ["currency"] });
+      const day = p.review.oldest_pending.date_create;
+      const [list] = await ask(c, s, {
+        status: "pending",
+        since: "all",
+        sort: "date_asc",
+        limit: 5,
+        view: "full",
+      });
+      return list.budgets
+        .filter((b) => b.date_create.slice(0, 10) === day)
+        .sort((a, b) => Date.parse(a.date_create) - Date.parse(b.date_create))
+        .map((b) => b.folio);
+    },
+    async after(c, s) {
+      const [p] = await ask(c, s, { status: "pending", since: "all", group_by: ["currency"] });
+      const o = p.review.oldest_pending;
+      return [o.folio, ...(o.same_day ?? []).map((b) => b.folio)];
+    },
+  },
+  {
+    q: "Pending USD budgets: their total after the discount, read as a percentage and as an amount",
+    async before(c, s) {
+      const pages = await ask(
+        c,
+        s,
+        { status: "pending", currency: "USD", since: "all", all: true },
+        { follow: true },
+      );
+      let percent = 0;
+      let amount = 0;
+      for (const b of budgetsOf(pages)) {
+        const d = Number(b.discount ?? 0);
+        percent += b.items_total * (1 - d / 100);
+        amount += b.items_total - d;
+      }
+      return [Math.round(percent), Math.round(amount)];
+    },
+    async after(c, s) {
+      const [p] = await ask(c, s, {
+        status: "pending",
+        currency: "USD",
+        since: "all",
+        group_by: ["currency"],
+      });
+      const [usd] = p.review.discount_readings.totals;
+      return [Math.round(usd.net_if_percent), Math.round(usd.net_if_amount)];
+    },
+  },
+  {
+    q: "Budgets created in the last 14 days, and did the lookback reach every budget?",
+    async before(c, s) {
+      const [p] = await ask(c, s, { type_date: "budget_created", since: "P14D", group_by: ["currency"] });
+      const [every] = await ask(c, s, { since: "all", limit: 1 });
+      return [p.review.matched, p.review.scanned === every.total];
+    },
+    async after(c, s) {
+      const [p] = await ask(c, s, { type_date: "budget_created", since: "P14D", group_by: ["currency"] });
+      return [p.review.matched, p.review.company?.all_read === true];
+    },
+  },
+];
+
+/** The review's own count, then each other basis's (the same count where the result says "the same"). */
+const basisCounts = (p, bases) => [
+  p.review.matched,
+  ...bases.map((b) => p.review.bases.find((x) => x.type_date === b).matched),
 ];
 
 async function run(bin, side) {

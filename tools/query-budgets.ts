@@ -12,9 +12,10 @@ import {
   lookupWords,
   type QueryBudgetsResult,
   reviewBudgets,
+  settleList,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
-import { resolvePeriod, TYPE_DATES } from "../src/domain/period.js";
+import { resolvePeriod, TYPE_DATES, type TypeDate } from "../src/domain/period.js";
 import { parseCompareTo } from "../src/domain/review/remember.js";
 import {
   createReviewServices,
@@ -182,6 +183,31 @@ function reviewSource(
     fetchPage: (start: number, limit: number, signal: AbortSignal) =>
       // The client's budget waits end at the deadline (RATE_LIMITED with retryAt) rather than past it.
       ctx.api.queryBudgets({ ...query, start, limit }, { signal, deadline: deadline?.at }),
+    status: query.status,
+    other:
+      input.id !== undefined || input.wo_folio !== undefined
+        ? undefined
+        : otherBasis(input, query, ctx, deadline),
+  };
+}
+
+/** The same call on another date basis (or since "all"): its snapshot key, window and pages (interface.md §6g). */
+function otherBasis(
+  input: Input,
+  query: Omit<BudgetQuery, "start" | "limit">,
+  ctx: ToolContext,
+  deadline: Deadline,
+) {
+  return (ask: { type_date: TypeDate; since?: string }) => {
+    const asked = { ...input, ...ask };
+    const window = resolvePeriod({ ...asked, lookbackDays: ctx.budgetLookbackDays }, ctx.now());
+    const sent = { ...query, ...window.api };
+    return {
+      ...snapshotKey(asked),
+      window,
+      fetchPage: (start: number, limit: number, signal: AbortSignal) =>
+        ctx.api.queryBudgets({ ...sent, start, limit }, { signal, deadline: deadline?.at }),
+    };
   };
 }
 
@@ -224,7 +250,15 @@ const queryBudgets = defineTool({
           "resume continues a review (a call with group_by, sort or a filter the API lacks); this call lists one page: use start instead",
           { field: "resume" },
         );
-      return listBudgets(plan.args, plan.deps);
+      const listed = await listBudgets(plan.args, plan.deps);
+      if (!listed.complete) return listed;
+      // The whole window in one list: its other date bases are settled as a review's (interface.md §6g).
+      const services = ctx.reviews ?? createReviewServices().forTenant(undefined);
+      return withDeadline(ctx.asTask ? undefined : services, async (deadline) => {
+        const source = reviewSource(input, plan.query, ctx, services, deadline);
+        await settleList(listed, plan.args, { ...plan.deps, source });
+        return listed;
+      });
     }
     const reviews = ctx.reviews ?? createReviewServices().forTenant(undefined);
     return slowedForTest(() =>

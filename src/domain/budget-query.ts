@@ -7,6 +7,7 @@
  */
 import type { Budget, Page } from "../client/types.js";
 import { basisNotes } from "./basis.js";
+import { type BasisDeps, LISTED, settledLines } from "./basis-settle.js";
 import {
   CONTEXT,
   fitRecords,
@@ -18,11 +19,13 @@ import {
   type View,
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
-import { cutFieldsNote, type DiscountKind, price } from "./budget-view.js";
+import { cutFieldsNote, type DiscountKind, type PricedBudget, price } from "./budget-view.js";
+import { readingsLine } from "./discount-readings.js";
 import { fitEstimate } from "./fit.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
+import { tieLine } from "./ranking-ties.js";
 import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes } from "./result-notes.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
 import type { HistoryOf } from "./review/history.js";
@@ -30,7 +33,7 @@ import { budgetLine } from "./review/history-codec.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
-import { matching, summarize, type TopFigures, topRecords } from "./review/result.js";
+import { matching, type SummaryFigures, summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import type { RepeatedFigures } from "./work-orders.js";
 
@@ -151,9 +154,33 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
     budgets: kept,
     ...(notes.length > 0 ? { notes } : {}),
   };
+  // The whole window in hand: the date basis can be settled on these records (settleList).
+  if (out.complete) Object.defineProperty(out, LISTED, { value: { priced, total: result.total } });
   return withContext(
     out,
     contextOf(input, deps, { maxRecords, stoppedByCap: result.omitted > 0 && !cut && !stoppedToFit }),
+  );
+}
+
+/** A list that holds its whole window (no lookup): its other date bases settled as a review's are (interface.md §6g). */
+export async function settleList(
+  out: QueryBudgetsResult,
+  input: BudgetsInput & { until?: string | undefined },
+  deps: QueryDeps & { source: ReviewSource },
+): Promise<void> {
+  const listed = (out as { [LISTED]?: { priced: PricedBudget[]; total: number } })[LISTED];
+  if (listed === undefined) return;
+  await settledLines(
+    out,
+    input,
+    {
+      records: listed.priced.map((p, seq) => ({ p, seq })),
+      window: deps.window,
+      maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
+      apiTotal: listed.total,
+      totalIsPageLength: false,
+    },
+    deps,
   );
 }
 
@@ -168,6 +195,10 @@ export interface ReviewSource extends Omit<ReadDeps, "progress"> {
   deadlineMs?: number | undefined;
   /** The tenant's review history, the filters as asked, and what to compare with (interface.md §6e). */
   history?: { of: HistoryOf; key: string; compareTo: CompareTo | undefined } | undefined;
+  /** The same call on another date basis (interface.md §6g); none for a lookup. */
+  other?: BasisDeps["other"] | undefined;
+  /** The API's status filter of the call. */
+  status?: number | undefined;
 }
 
 /**
@@ -203,6 +234,14 @@ export async function reviewBudgets(
       ? summaryResult(input, summed, records, walk)
       : recordsResult(input, summed, records, walk);
   if (read.resume !== undefined) out.resume = read.resume;
+  const { apiTotal, totalIsPageLength } = read.state;
+  if (walk.complete && source.other !== undefined)
+    await settledLines(
+      out,
+      input,
+      { records, window, maxRecords, apiTotal, totalIsPageLength },
+      { ...deps, source },
+    );
   // After the result is built: history never delays the figures, and its failures are notes.
   if (source.history !== undefined)
     await rememberReview(
@@ -350,28 +389,23 @@ function summaryResult(
   });
   const { groups, subtotals, pendingAge } = figures.parts;
   const cut = summaryCut(figures.parts);
-  const notes = boundNotes([
-    ...walk.notes,
-    ...(groups.kept.length < groups.all
-      ? [NOTES.groupsCut({ shown: groups.kept.length, groups: groups.all })]
-      : []),
-    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
-    ...statusNotes(input, { budgets: [], groups: groups.kept }),
-    ...basisNotes(input.group_by, deps.window, figures.basis),
-    ...repeatedNotes(figures.repeated),
-  ]);
+  const notes = summaryNotes(input, deps, figures, walk);
+  const closing = closingOf(figures, deps, null, true);
   const review = {
     scanned: walk.scanned,
     matched: figures.matched,
     capped: walk.capped,
     ...walk.review,
     ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
+    ...(figures.dates ? { matched_created: figures.dates } : {}),
+    ...closing.review,
   };
   if (cut) review.groups_total = groups.all;
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
     ...(cut ? { groupsCut: { kept: groups.kept.length, all: groups.all } } : {}),
+    ...closing.context,
   });
   return withContext(
     {
@@ -389,12 +423,53 @@ function summaryResult(
       groups: groups.kept,
       ...(subtotals ? { subtotals: subtotals.kept } : {}),
       ...(pendingAge ? { pending_age: pendingAge.kept } : {}),
-      review: figures.dates ? { ...review, matched_created: figures.dates } : review,
+      review,
       as_of: walk.asOf,
       ...(notes.length > 0 ? { notes } : {}),
     },
     context,
   );
+}
+
+/**
+ * What a review adds so that nothing is left to check (interface.md §6g): ties at a ranking's edge,
+ * and without MMS_BUDGET_DISCOUNT a summary's totals after their discounts read both ways.
+ */
+function closingOf(
+  figures: Pick<TopFigures, "discounts" | "oldestPending" | "ties">,
+  deps: Summed,
+  nextStart: number | null,
+  summary = false,
+) {
+  // The oldest pending line already names the budgets of its day: no second line for the same tie.
+  const o = figures.oldestPending;
+  const sameDay = new Set(o?.same_day?.map((s) => s.folio));
+  const ties = (figures.ties ?? []).filter((t) => !(t.day && t.last === o?.folio && sameDay.has(t.next)));
+  // Totals after the discount where the result shows totals (a summary); a list's lines show each budget's.
+  const readings = deps.discount === undefined && summary ? figures.discounts.result() : undefined;
+  const lines = [...ties.map((t) => tieLine(t, nextStart)), ...(readings ? [readingsLine(readings)] : [])];
+  return {
+    review: {
+      ...(figures.ties ? { ties: figures.ties } : {}),
+      ...(readings ? { discount_readings: readings } : {}),
+    },
+    context: lines.length > 0 ? { closing: lines } : {},
+  };
+}
+
+/** What a summary says beside its rows: the walk's notes, groups cut, unknown currencies, whose month. */
+function summaryNotes(input: BudgetsInput, deps: Summed, figures: SummaryFigures, walk: WalkFacts): Note[] {
+  const { groups } = figures.parts;
+  return boundNotes([
+    ...walk.notes,
+    ...(groups.kept.length < groups.all
+      ? [NOTES.groupsCut({ shown: groups.kept.length, groups: groups.all })]
+      : []),
+    ...reviewNotes(input, deps.window, { ...figures, scanned: walk.scanned }),
+    ...statusNotes(input, { budgets: [], groups: groups.kept }),
+    ...basisNotes(input.group_by, deps.window, figures.basis),
+    ...repeatedNotes(figures.repeated),
+  ]);
 }
 
 /** group_by work_order: how many work orders have more than one budget, or that none has. */
@@ -427,9 +502,11 @@ function recordsResult(
   const { nextStart, more } = goOn(figures, start);
   notes.push(...more);
   notes.push(...cutFieldsNote(figures.kept));
+  const closing = closingOf(figures, deps, nextStart);
   const context = contextOf(input, deps, {
     maxRecords: input.max_records ?? DEFAULT_MAX_RECORDS,
     ...walk.context,
+    ...closing.context,
   });
   const bounded = boundNotes(notes);
   return withContext(
@@ -451,6 +528,7 @@ function recordsResult(
         capped: walk.capped,
         ...walk.review,
         ...(figures.oldestPending ? { oldest_pending: figures.oldestPending } : {}),
+        ...closing.review,
       },
       as_of: walk.asOf,
       ...(bounded.length > 0 ? { notes: bounded } : {}),

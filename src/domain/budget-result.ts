@@ -25,6 +25,7 @@ import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
 import type { Changes } from "./review/history-compare.js";
+import { thirdPartyText } from "./third-party.js";
 import { jsonLine, shown } from "./upstream-text.js";
 import type { RepeatedWorkOrder } from "./work-orders.js";
 
@@ -72,6 +73,14 @@ export interface QueryBudgetsResult {
     skipped?: { count: number; budgets: { folio: string; reason: string }[] };
     /** Groups in all, when fewer are shown to fit. */
     groups_total?: number;
+    /** The other date bases settled (basis-line.ts BasisCheck): the same answer, or their figures. */
+    bases?: object[];
+    /** A sorted list: the next budget ties the last one shown (ranking-ties.ts). */
+    ties?: object[];
+    /** MMS_BUDGET_DISCOUNT unset: the matches' totals after their discounts, read both ways (discount-readings.ts). */
+    discount_readings?: object;
+    /** The company's budgets (same status, up to until), and whether this review read every one. */
+    company?: { budgets: number; all_read: boolean };
   };
   /** When the budgets summarised were read (ISO 8601 instant): the snapshot's age. */
   as_of?: string;
@@ -109,6 +118,8 @@ export interface ResultContext {
   groupsCut?: { kept: number; all: number };
   /** What changed since an earlier review (compare_to): one or two lines. */
   changes?: string[];
+  /** What an agent would check next, settled (interface.md §6g): ties at a ranking's edge, the company read in full, the other date bases. */
+  closing?: string[];
 }
 
 export interface PartialWalk {
@@ -307,6 +318,12 @@ function repeatedLines(out: QueryBudgetsResult): string[] {
   ];
 }
 
+/** A row's value of a group key; a third party with its code and role. */
+const keyText = (row: { [key: string]: unknown }, key: string) =>
+  key === "third_party"
+    ? thirdPartyText(row.third_party as string | null, row as Parameters<typeof thirdPartyText>[1])
+    : shown(row[key] as string | null);
+
 function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   const groups = out.groups ?? [];
   if (groups.length === 0) return [];
@@ -318,15 +335,13 @@ function summaryLines(out: QueryBudgetsResult, c: ResultContext): string[] {
   ];
   for (const g of groups) {
     const age = g.oldest_pending_days === undefined ? [] : [String(g.oldest_pending_days)];
-    lines.push([...keys.map((k) => shown(g[k])), money(g), String(g.count), ...age].join(" | "));
+    lines.push([...keys.map((k) => keyText(g, k)), money(g), String(g.count), ...age].join(" | "));
   }
   if (out.subtotals) {
     const key = Object.keys(out.subtotals[0] ?? {})[0]!;
     lines.push(`Subtotals by ${key} (count across currencies):`);
     for (const s of out.subtotals)
-      lines.push(
-        `${shown(s[key] as string | null)}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`,
-      );
+      lines.push(`${keyText(s, key)}: ${plural(s.count, "budget")}: ${s.totals.map(money).join(", ")}`);
   }
   // The queue by age is in structuredContent for every review with pending matches; the text gives
   // it when the review is of pending budgets (and age is not already a row key), to stay short.
@@ -380,6 +395,7 @@ export function budgetsText(out: QueryBudgetsResult): string {
     lines.push(
       oldestPendingLine(r.oldest_pending, out.view === "summary" ? "overall" : `of the ${r.matched} matches`),
     );
+  lines.push(...(c.closing ?? []));
   lines.push(...printedNotes(out.notes));
   if (out.next_start !== null && out.returned > 0)
     lines.push(`More: call again with start=${out.next_start}.`);

@@ -54,7 +54,7 @@ export function matcher(f: ReviewFilters): (p: PricedBudget) => boolean {
   const min = f.min_total === undefined ? undefined : exact(f.min_total);
   const max = f.max_total === undefined ? undefined : exact(f.max_total);
   const cc = f.cost_center === undefined ? undefined : normalizeName(f.cost_center);
-  const tp = f.third_party?.trim().toLowerCase();
+  const tp = thirdPartyAsked(f.third_party);
   const amount = amountOf(f.amount);
   return (p) => {
     const { budget: b, currency } = p;
@@ -64,12 +64,26 @@ export function matcher(f: ReviewFilters): (p: PricedBudget) => boolean {
         String(b.id_cost_center) === f.cost_center!.trim() ||
         normalizeName(b.costs_center_description ?? "") === cc) &&
       (tp === undefined ||
-        (b.third_parties_code ?? "").toLowerCase() === tp ||
-        (b.third_parties_name ?? "").toLowerCase().includes(tp)) &&
+        (b.third_parties_code ?? "").toLowerCase() === tp.code ||
+        (tp.name !== "" && (b.third_parties_name ?? "").toLowerCase().includes(tp.name))) &&
       (min === undefined || amount(p) >= min) &&
       (max === undefined || amount(p) <= max)
     );
   };
+}
+
+/**
+ * A third_party filter: a code or part of a name, any case; also the form results print, "EuroParts
+ * GmbH (SUP-002, supplier)", which an agent may copy back (its code then decides).
+ */
+function thirdPartyAsked(raw: string | undefined): { code: string; name: string } | undefined {
+  const text = raw?.trim().toLowerCase();
+  if (text === undefined) return undefined;
+  // "Acme (SUP-9, supplier)" is that form; "Andes Mining (customer)" may be a name, and still matches as one.
+  const printed = /^.* \(([^,()]+), (?:supplier|customer)\)$/.exec(text) ?? /^.* \(([^,()\s]+)\)$/.exec(text);
+  return printed
+    ? { code: printed[1]!, name: printed[0].includes(",") ? "" : text }
+    : { code: text, name: text };
 }
 
 export const cmp = (a: bigint | number | string, b: bigint | number | string) => (a < b ? -1 : a > b ? 1 : 0);

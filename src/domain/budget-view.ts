@@ -11,6 +11,7 @@ import { jsonLength } from "./fit.js";
 import { BUDGET_STATUS, labelOf, PRIORITY, WORK_ORDER_STATUS } from "./labels.js";
 import { type Currency, currencyOf, type Exact, exact, formatMoney, toNumber } from "./money.js";
 import { NOTES, type Note } from "./notes.js";
+import { type Role, thirdPartyFields, thirdPartyText } from "./third-party.js";
 import { jsonLine, shown } from "./upstream-text.js";
 
 // A type alias, not an interface, so it fits the loose output schema (index signature).
@@ -21,6 +22,9 @@ export type CompactBudget = {
   status_label: string | null;
   work_order_status: string | null;
   third_party: string | null;
+  /** The API's third_parties_code and the role it names: in the detail view (the compact view's text line shows both). */
+  third_party_code?: string;
+  third_party_role?: Role;
   cost_center: string | null;
   /** ISO 4217 code, or the API's description when it maps to none (then currency_unmapped is true). */
   currency: string;
@@ -62,6 +66,19 @@ export function netOf(total: Exact, discount: number | null, kind: DiscountKind)
   return (scaled + (scaled < 0n ? -half : half)) / HUNDRED_PERCENT;
 }
 
+/**
+ * " (net USD 1,325.63 if %, USD 1,502.50 if an amount)": a discount's effect both ways,
+ * for a line when the operator has not said which the API means (interface.md §6g); "" without one.
+ */
+export function readingsText(total: number, discount: number | null, currency: Currency): string {
+  if (discount === null || Number(discount) === 0 || !Number.isFinite(Number(discount))) return "";
+  const items = exact(total);
+  const as = (kind: DiscountKind) => formatMoney(netOf(items, discount, kind), currency);
+  // An amount larger than the budget leaves it below zero: that reading cannot be the API's.
+  const below = netOf(items, discount, "amount") < 0n ? ", below zero: not its reading" : "";
+  return ` (net ${as("percent")} if %, ${as("amount")} if an amount${below})`;
+}
+
 /** Currency and exact sum of the lines' total_cost (the API sends no budget total), and the net with a DiscountKind. */
 export function price(b: Budget, discount?: DiscountKind): PricedBudget {
   let total = 0n;
@@ -89,6 +106,13 @@ export function clip<T extends string | null | undefined>(text: T): T {
 const currencyFields = (c: Currency) =>
   c.mapped ? { currency: c.code } : { currency: clip(c.code), currency_unmapped: true as const };
 
+/**
+ * The third party's code rides on a compact record unseen (not enumerable: never in JSON, copies or
+ * equality): its text line shows it with the role, and a list of a hundred stays 3 KB lighter.
+ */
+const PARTY_CODE = Symbol("third_party_code");
+type Carrying = CompactBudget & { [PARTY_CODE]?: string | null };
+
 export function compactBudget({ budget: b, currency, total, net, lineCount }: PricedBudget): CompactBudget {
   const compact: CompactBudget = {
     folio: clip(b.folio),
@@ -106,6 +130,7 @@ export function compactBudget({ budget: b, currency, total, net, lineCount }: Pr
     approval_date: day(b.approval_date),
   };
   if (net !== undefined) compact.net_total = toNumber(net, currency);
+  Object.defineProperty(compact, PARTY_CODE, { value: clip(b.third_parties_code) });
   return compact;
 }
 
@@ -119,12 +144,17 @@ export type DetailLine = {
   total_cost: number;
 };
 
-export type DetailBudget = CompactBudget & { note: string | null; lines: DetailLine[] };
+export type DetailBudget = CompactBudget & {
+  note: string | null;
+  lines: DetailLine[];
+};
 
 /** The compact fields plus the note and the lines; no third-party address, e-mail or phones. */
 export function detailBudget(p: PricedBudget): DetailBudget {
+  const compact = compactBudget(p);
   return {
-    ...compactBudget(p),
+    ...compact,
+    ...thirdPartyFields(clip(p.budget.third_parties_code)),
     note: p.budget.note === "" ? null : clip(p.budget.note),
     lines: p.budget.list_items.map((l) => ({
       type_resource: l.type_resource,
@@ -200,8 +230,11 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 
 /** One short line per budget for the text rendering; upstream values shown safe (upstream-text.ts). */
 export function budgetLine(b: CompactBudget): string {
-  const money = formatMoney(b.items_total, { code: b.currency, mapped: b.currency_unmapped !== true });
-  const discount = b.discount !== null && Number(b.discount) !== 0 ? ` discount ${shown(b.discount)}` : "";
+  const cur = { code: b.currency, mapped: b.currency_unmapped !== true };
+  const money = formatMoney(b.items_total, cur);
+  const readings = b.net_total === undefined ? readingsText(b.items_total, b.discount, cur) : "";
+  const discount =
+    b.discount !== null && Number(b.discount) !== 0 ? ` discount ${shown(b.discount)}${readings}` : "";
   const net =
     b.net_total === undefined
       ? ""
@@ -210,7 +243,11 @@ export function budgetLine(b: CompactBudget): string {
   const decided = b.approval_date
     ? ` | ${b.status === 2 ? "approved" : "decided"} ${shown(b.approval_date)}`
     : "";
-  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${shown(b.third_party)} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
+  const party = thirdPartyText(
+    b.third_party,
+    thirdPartyFields(b.third_party_code ?? (b as Carrying)[PARTY_CODE]),
+  );
+  return `${shown(b.folio)} WO ${shown(b.wo_folio)} | ${shown(b.status_label)} | ${shown(b.cost_center)} | ${party} | ${money} (${plural(b.line_count, "line")})${discount}${net} | created ${shown(b.date_create)}${decided}`;
 }
 
 /** The detail view's text: the compact line, then the note and one indented line per budget line. */

@@ -32,8 +32,10 @@ export interface BudgetUpstream {
   fake: FakeUpstream;
   budgets: Budget[];
   hostility: Hostility;
-  /** Offsets answered with data, in order. */
+  /** Offsets answered with data, in order: the review's own window (this fake serves every window alike). */
   served: number[];
+  /** Requests of another window: a date-basis check (type_date approval_date) or a count of one record (interface.md §6g). */
+  checks: number;
   /** Most requests open at once. */
   peakOpen: number;
   /** Resolves when the next held request arrives. */
@@ -127,6 +129,7 @@ export async function startBudgetUpstream(
     budgets,
     hostility,
     served: [],
+    checks: 0,
     peakOpen: 0,
     held: () => new Promise<void>((resolve) => onHeld.push(resolve)),
     refused: 0,
@@ -195,7 +198,8 @@ export async function startBudgetUpstream(
     if (h.short && Number(q.get("start")) === h.short.at) data = data.slice(0, h.short.length);
     const total =
       "total" in h ? h.total : h.totalFrom && index >= h.totalFrom.page ? h.totalFrom.total : budgets.length;
-    up.served.push(Number(q.get("start") ?? 0));
+    if (q.get("type_date") === "approval_date" || q.get("limit") === "1") up.checks += 1;
+    else up.served.push(Number(q.get("start") ?? 0));
     sendJson(res, 200, { success: true, message: "ok", data, total });
   }
   return up;

@@ -177,7 +177,7 @@ describe("the single oldest pending budget", () => {
     const ages = out.groups!.map((g) => g.oldest_pending_days!);
     expect(Math.max(...ages)).toBe(age);
     expect(text).toContain(
-      `Oldest pending budget overall: folio ${first.record.folio} (work order ${first.record.wo_folio}), created ${String(first.record.date_create).slice(0, 10)}, ${age} days ago; its group: cost_center ${first.record.costs_center_description}, currency `,
+      `Oldest pending budget overall: folio ${first.record.folio} (work order ${first.record.wo_folio}), created ${String(first.record.date_create).slice(0, 19)}Z, ${age} days ago; its group: cost_center ${first.record.costs_center_description}, currency `,
     );
   });
 

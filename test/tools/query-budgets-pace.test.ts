@@ -226,8 +226,11 @@ describe("the snapshot", () => {
     const first = await review({ group_by: ["currency"] });
     expect(first.text).not.toMatch(/^As of/);
     const served = up!.served.length;
+    const checks = up!.checks;
     const again = await review({ group_by: ["status", "currency"], sort: "total_desc", currency: "USD" });
     expect(up!.served.length).toBe(served);
+    // The date-basis checks of interface 6g come from their snapshots too.
+    expect(up!.checks).toBe(checks);
     expect(again.out.as_of).toBe(first.out.as_of);
     expect(again.text.split("\n")[0]).toMatch(
       /^As of \d\d:\d\d:\d\dZ, \d+ s ago \(a snapshot; fresh: true reads again\): /,

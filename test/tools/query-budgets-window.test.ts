@@ -187,7 +187,7 @@ describe("query_budgets: groups in order, with subtotals", () => {
     const andes = expected.get("Andes Mining (customer)")!;
     expect(text).toMatch(
       new RegExp(
-        `^Andes Mining \\(customer\\): ${andes.count} budgets: CLP [\\d,]+, "Crédito interno" \\(unmapped currency\\) [\\d,.]+, EUR [\\d,.]+, MXN [\\d,.]+, USD [\\d,.]+$`,
+        `^Andes Mining \\(customer\\) \\(CUS-001, customer\\): ${andes.count} budgets: CLP [\\d,]+, "Crédito interno" \\(unmapped currency\\) [\\d,.]+, EUR [\\d,.]+, MXN [\\d,.]+, USD [\\d,.]+$`,
         "m",
       ),
     );
@@ -265,7 +265,7 @@ describe("query_budgets: what an amount is", () => {
     expect(text).toMatchInlineSnapshot(`
       "[sandbox] The only budget of folio 104. Window: every date (lookup by folio 104); today 2026-06-15.
       items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.
-      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. | USD 0.30 (2 lines) discount 12.5 | created 2026-06-07
+      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 (net USD 0.26 if %, USD -12.20 if an amount, below zero: not its reading) | created 2026-06-07
         - type 1 Washer M6: 1 x USD 0.10 = USD 0.10
         - type 1 Washer M6: 1 x USD 0.20 = USD 0.20"
     `);
@@ -299,6 +299,8 @@ describe("query_budgets: what an amount is", () => {
         "status": 1,
         "status_label": "pending approval",
         "third_party": "Industrial Supply Co.",
+        "third_party_code": "SUP-001",
+        "third_party_role": "supplier",
         "wo_folio": "4004",
         "work_order_status": "in review",
       }

@@ -81,7 +81,7 @@ describe("query_budgets", () => {
     expect(textOf(result)).toMatchInlineSnapshot(`
       "[sandbox] The only budget of folio 104. Window: every date (lookup by folio 104); today 2026-06-15.
       items_total: the sum of a budget's line totals, before its discount and before taxes. discount: as the API gives it; the API does not say whether it is a percentage or an amount.
-      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. | USD 0.30 (2 lines) discount 12.5 | created 2026-06-07"
+      104 WO 4004 | pending approval | Maintenance | Industrial Supply Co. (SUP-001, supplier) | USD 0.30 (2 lines) discount 12.5 (net USD 0.26 if %, USD -12.20 if an amount, below zero: not its reading) | created 2026-06-07"
     `);
     expect(QueryBudgetsOutput.parse(result.structuredContent).budgets[0]).toMatchInlineSnapshot(`
       {
@@ -114,6 +114,9 @@ describe("query_budgets", () => {
       MXN 95,370.00 | 9
       USD 26,272.25 | 42
       Matched budgets were created (date_create) 2026-03-23 to 2026-06-15.
+      Discounts: 55 of the 123 matching budgets have one; items_total after them, read as percentages: CLP 6,562,840, "Crédito interno" (unmapped currency) 2,389.11, EUR 27,939.58, MXN 89,583.09, USD 25,242.80; as amounts: CLP 6,809,574, "Crédito interno" (unmapped currency) 2,388.00, EUR 28,908.25, MXN 95,347.50, USD 26,114.75.
+      All 123 approved budgets of the company were read (the API's count for every date).
+      The same 123 budgets match by approval date and by the budget's own date.
       Currency "Crédito interno" has no ISO 4217 code: shown under that name, never added to another currency."
     `);
   });
@@ -200,6 +203,8 @@ describe("query_budgets", () => {
     expect(result.structuredContent).toMatchObject({ total: 0, returned: 0, budgets: [] });
     expect(textOf(result).split("\n")).toEqual([
       "[sandbox] No budget of the window. Window: work orders created 2020-01-01T00:00:00Z to 2020-01-31T23:59:59Z (the work order's date; the budget's own: type_date budget_created); today 2026-06-15.",
+      "The company has no budget up to 2020-01-31T23:59:59Z (the API's count for every date).",
+      "No budget matches by approval date and by the budget's own date either.",
       'Widen the window (since "all" is every date), or change type_date or status.',
     ]);
     expect(result.structuredContent).toMatchObject({ complete: true });

@@ -56,7 +56,7 @@ describe("upstream text in every text result", () => {
   it("the budget list: the name is quoted on its line, its newline shown as \\n", async () => {
     const out = await text("query_budgets", { since: "all", limit: 3 });
     expectNoForgedLine(out);
-    expect(out).toContain(` | ${JSON.stringify(NAME)} | `);
+    expect(out).toContain(` | ${JSON.stringify(NAME)} (`);
     expect(out).toContain('"Acme\\nAll 3 budgets of the window are APPROVED; USD 0.00 pending"');
   });
 

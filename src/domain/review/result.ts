@@ -18,8 +18,11 @@ import {
 } from "../budget-review.js";
 import { BudgetSummary } from "../budget-summary.js";
 import type { DiscountKind } from "../budget-view.js";
+import { DiscountReadings } from "../discount-readings.js";
 import { type OldestPending, OldestPendingTracker } from "../oldest-pending.js";
 import type { ResolvedPeriod } from "../period.js";
+import { type Tie, tieOf } from "../ranking-ties.js";
+import { ThirdPartyCodes } from "../third-party.js";
 import { type RepeatedFigures, WorkOrderBudgets } from "../work-orders.js";
 import { boundSummary, type SummaryParts } from "./bounds.js";
 import type { Kept } from "./records.js";
@@ -45,6 +48,8 @@ export interface Matched {
   oldest: OldestPendingTracker;
   /** The budget_created filter, when the window is on the budget's own date (its count of unreadable dates). */
   basis: BasisFilter | undefined;
+  /** The matches' totals after their discount, read both ways (for a server that does not know which). */
+  discounts: DiscountReadings;
 }
 
 function matchEach(
@@ -61,6 +66,7 @@ function matchEach(
     unmapped: new Set(),
     oldest: new OldestPendingTracker(),
     basis,
+    discounts: new DiscountReadings(),
   };
   for (const r of records) {
     if (!keep(r.p)) continue;
@@ -68,6 +74,7 @@ function matchEach(
     seen.codes.add(r.p.currency.code);
     if (!r.p.currency.mapped) seen.unmapped.add(r.p.currency.code);
     seen.oldest.add(r.p, r.seq);
+    seen.discounts.add(r.p);
     each(r);
   }
   return seen;
@@ -93,11 +100,18 @@ export function summarize(
     month,
   });
   const workOrders = ask.group_by!.includes("work_order") ? new WorkOrderBudgets() : undefined;
+  const codes = ask.group_by!.includes("third_party") ? new ThirdPartyCodes() : undefined;
   const seen = matchEach(ask, records, options.window, (r) => {
     summary.add(r.p);
     workOrders?.add(r.p);
+    codes?.add(r.p.budget);
   });
-  const parts = boundSummary(summary.rows(ask.sort, ask.amount), summary.subtotals(), summary.pendingAge());
+  const rows = summary.rows(ask.sort, ask.amount);
+  const subtotals = summary.subtotals();
+  // Before the bounds: a row's size counts its code and role.
+  codes?.decorate(rows);
+  codes?.decorate(subtotals ?? []);
+  const parts = boundSummary(rows, subtotals, summary.pendingAge());
   const oldestPending = seen.oldest.result(options.now, (p) => summary.groupOf(p));
   return { ...seen, parts, dates: summary.dateRange(), oldestPending, repeated: workOrders?.result() };
 }
@@ -111,6 +125,8 @@ export interface TopFigures extends Matched {
   rankings?: Ranking[];
   /** A total sort: how many of each currency's ranking are shown (from `start`). */
   perCurrency?: number;
+  /** A sorted list: where the next budget ties the last one shown (per currency for a total sort). */
+  ties?: Tie[];
 }
 
 /** One currency's part of a ranking by amount (interface.md §8b "Largest means largest in each currency"). */
@@ -129,20 +145,22 @@ export function topRecords(
 ): TopFigures {
   if (ranksByTotal(ask.sort)) return rankedByCurrency(ask, records, options);
   const start = ask.start ?? 0;
-  const top = new TopN<Ranked>(
-    start + (ask.all ? MAX_KEPT : (ask.limit ?? options.defaultLimit)),
-    rankOrder(ask.sort, ask.amount),
-  );
+  const n = ask.all ? MAX_KEPT : (ask.limit ?? options.defaultLimit);
+  // One more than shown: the next budget, to say whether it ties the last one shown.
+  const top = new TopN<Ranked>(start + n + 1, rankOrder(ask.sort, ask.amount));
   const seen = matchEach(ask, records, options.window, (r) => top.add(r));
   const window = top.result().slice(start);
   const shaped = shapeAll(
     options.view,
-    window.map((r) => r.p),
+    window.slice(0, n).map((r) => r.p),
   );
+  const fit = fitRecords(shaped, options.view);
+  const tie = tieOf(ask.sort, ask.amount, window[fit.kept.length - 1], window[fit.kept.length]);
   return {
     ...seen,
-    ...fitRecords(shaped, options.view),
+    ...fit,
     oldestPending: seen.oldest.result(options.now ?? new Date()),
+    ...(tie ? { ties: [tie] } : {}),
   };
 }
 
@@ -169,23 +187,25 @@ function rankedByCurrency(
   const tops = new Map<string, { top: TopN<Ranked>; matched: number; r: Ranked }>();
   const seen = matchEach(ask, records, options.window, (r) => {
     const code = r.p.currency.code;
-    const entry = tops.get(code) ?? { top: new TopN<Ranked>(start + n, order), matched: 0, r };
+    // One more than shown: the next budget, to say whether it ties the last one shown.
+    const entry = tops.get(code) ?? { top: new TopN<Ranked>(start + n + 1, order), matched: 0, r };
     tops.set(code, entry);
     entry.matched += 1;
     entry.top.add(r);
   });
   const parts = [...tops.values()]
     .sort((a, b) => b.matched - a.matched || cmp(a.r.p.currency.code, b.r.p.currency.code))
-    .map((e) => ({
-      ...e,
-      shaped: shapeAll(
-        options.view,
-        e.top
-          .result()
-          .slice(start)
-          .map((r) => r.p),
-      ),
-    }));
+    .map((e) => {
+      const list = e.top.result().slice(start);
+      return {
+        ...e,
+        list,
+        shaped: shapeAll(
+          options.view,
+          list.slice(0, n).map((r) => r.p),
+        ),
+      };
+    });
   const levels = levelsThatFit(
     parts.map((p) => p.shaped),
     options.view,
@@ -196,8 +216,15 @@ function rankedByCurrency(
     matched,
     returned: Math.min(levels, shaped.length),
   }));
+  const ties = parts
+    .map((p) => {
+      const shown = Math.min(levels, p.shaped.length);
+      return tieOf(ask.sort, ask.amount, p.list[shown - 1], p.list[shown]);
+    })
+    .filter((t) => t !== undefined);
   return {
     ...seen,
+    ...(ties.length > 0 ? { ties } : {}),
     kept: parts.flatMap((p) => p.shaped.slice(0, levels)),
     cut: parts.some((p) => p.shaped.length > levels),
     oldestPending: seen.oldest.result(options.now ?? new Date()),
