@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { BudgetQuery } from "../src/client/types.js";
-import { apiStatus, checkAsk, historyKey, snapshotKey } from "../src/domain/budget-ask.js";
+import { apiStatus, checkAsk, snapshotKey } from "../src/domain/budget-ask.js";
 import {
   budgetsText,
   listBudgets,
@@ -161,11 +161,14 @@ function reviewSource(
         ? undefined
         : {
             of: reviews.history,
-            key: historyKey(input),
             compareTo:
               input.compare_to === undefined
                 ? undefined
                 : parseCompareTo(input.compare_to, ctx.now().getTime()),
+            // What became of budgets that left the review: one work order (or one id) at a time, paced.
+            lookup: async (q: Omit<BudgetQuery, "start" | "limit">) =>
+              (await ctx.api.queryBudgets({ ...q, start: 0, limit: 100 }, { signal: ctx.signal, deadline: deadline?.at }))
+                .data,
           },
     resume: input.resume,
     fresh: input.fresh,
@@ -193,7 +196,7 @@ const queryBudgets = defineTool({
     "Use this tool to review: filters, sort and group_by (age: days old) cover every page; sums never mix currencies; id/wo_folio lookups, every date.",
     'Budgets created in a period: type_date "budget_created".',
     "A partial review continues with its resume; rereads use a snapshot (as_of) unless fresh.",
-    'What changed since the last review: compare_to "previous" (or a duration, P1D, within MMS_REVIEW_HISTORY_DAYS); budgets added to older work orders are new only with budget_created.',
+    'What changed: compare_to "yesterday", "previous", an instant or P1D works with any filters and needs none of the earlier review\'s.',
     'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,

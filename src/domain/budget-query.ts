@@ -25,12 +25,12 @@ import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
 import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes } from "./result-notes.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
-import type { HistoryOf } from "./review/history.js";
-import { budgetLine } from "./review/history-codec.js";
+import type { LedgerOf } from "./ledger/ledger.js";
+import { type Lookup, thisRead } from "./ledger/review-read.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
-import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
-import { matching, summarize, type TopFigures, topRecords } from "./review/result.js";
+import { type CompareTo, remember, type ThisRead } from "./review/remember.js";
+import { summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import type { RepeatedFigures } from "./work-orders.js";
 
@@ -166,8 +166,8 @@ export interface ReviewSource extends Omit<ReadDeps, "progress"> {
   fresh?: boolean | undefined;
   /** The call's deadline in ms, for the partial result's words; undefined when it runs to completion. */
   deadlineMs?: number | undefined;
-  /** The tenant's review history, the filters as asked, and what to compare with (interface.md §6e). */
-  history?: { of: HistoryOf; key: string; compareTo: CompareTo | undefined } | undefined;
+  /** The tenant's ledger, what to compare with, and how to read budgets that left the review (interface.md §6f). */
+  history?: { of: LedgerOf; compareTo: CompareTo | undefined; lookup: Lookup } | undefined;
 }
 
 /**
@@ -208,27 +208,25 @@ export async function reviewBudgets(
     await rememberReview(
       out,
       source.history,
-      {
-        key: source.history.key,
+      thisRead({
+        ask: input,
+        window,
+        records: read.state.records,
         at: read.state.startedAt,
-        complete: walk.complete,
-        // In the API's order (the walk keeps pages as they arrive): two reviews' lines then meet in
-        // the same order, and the compare matches each in place.
-        eachLine: (add) => {
-          for (const r of matching(input, records, window).sort((a, b) => a.seq - b.seq))
-            add(budgetLine(r.p));
-        },
-      },
+        complete: walk.complete && !walk.capped,
+        discount: deps.discount,
+        lookup: source.history.lookup,
+      }),
       deps.now().getTime(),
     );
   return out;
 }
 
-/** Compare with the stored review asked for and store this one: `changes`, their lines and notes. */
+/** Compare with what the ledger knew (when asked) and write this read: `changes`, their lines and notes. */
 async function rememberReview(
   out: QueryBudgetsResult,
   history: NonNullable<ReviewSource["history"]>,
-  review: ThisReview,
+  review: ThisRead,
   now: number,
 ): Promise<void> {
   const done = await remember(history.of, review, history.compareTo, now);
