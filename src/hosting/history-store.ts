@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type LedgerBackend, type ProcessLedger, unsafeRecord } from "../domain/ledger/ledger.js";
@@ -166,6 +166,31 @@ export async function sandboxStateDir(base: string): Promise<string> {
   const dir = join(base, `sandbox-${randomBytes(8).toString("hex")}`);
   await mkdir(dir, { mode: 0o700 });
   return dir;
+}
+
+/** The embedded sandbox's data is dated from one instant for a week: a restart meets the same budgets. */
+const SEED_KEPT_MS = 7 * 86_400_000;
+
+/**
+ * When the embedded sandbox's seed is dated (kept in its directory, so its history compares like
+ * with like across restarts, and renewed weekly so the demo's dates stay recent); undefined (now)
+ * without history or where it cannot be kept.
+ */
+export async function sandboxSeededAt(env: NodeJS.ProcessEnv, now = Date.now()): Promise<number | undefined> {
+  if (env.MMS_REVIEW_HISTORY_DAYS === "0" || env.REDIS_URL) return undefined;
+  try {
+    const base = env.MMS_STATE_DIR || defaultStateDir(env);
+    if ((await usableDir(base)) !== undefined) return undefined;
+    const dir = env.MMS_STATE_DIR ? base : await sandboxStateDir(base);
+    const file = join(dir, "sandbox-seeded-at");
+    const kept = Number(await readFile(file, "utf8").catch(() => ""));
+    if (Number.isSafeInteger(kept) && kept <= now && now - kept < SEED_KEPT_MS) return kept;
+    await writeFile(`${file}.tmp`, String(now), { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
+    return now;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Interface 6e's records (one file per tenant and filters) are not read into the ledger: moved aside, once. */

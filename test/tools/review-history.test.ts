@@ -41,7 +41,7 @@ afterAll(() => {
 
 type Result = { structuredContent?: Record<string, unknown>; content: { text?: string }[] };
 type Set_ = { count: number; folios: string[] };
-type ChangesOut = Record<string, Set_> & {
+type ChangesOut = Record<"approved" | "rejected" | "new" | "gone" | "removed", Set_> & {
   compared_to: { as_of: string };
   changed: Set_ & { amounts: { folio: string; before: { total: number }; after: { total: number } }[] };
   not_compared: { count: number; reason: string };

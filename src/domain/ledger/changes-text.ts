@@ -24,8 +24,9 @@ export function ageWords(ms: number): string {
   const unit = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"} ago`;
   const minutes = Math.floor(ms / 60_000);
   if (minutes < 60) return unit(Math.max(0, minutes), "minute");
-  const hours = Math.floor(minutes / 60);
-  return hours < 24 ? unit(hours, "hour") : unit(Math.floor(hours / 24), "day");
+  // Rounded: yesterday's review at 09:05:01 is "1 day ago" at 09:05:00.
+  const hours = Math.round(minutes / 60);
+  return hours < 24 ? unit(hours, "hour") : unit(Math.round(hours / 24), "day");
 }
 
 export type Asked = "previous" | "yesterday" | "at";
