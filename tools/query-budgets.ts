@@ -167,8 +167,12 @@ function reviewSource(
                 : parseCompareTo(input.compare_to, ctx.now().getTime()),
             // What became of budgets that left the review: one work order (or one id) at a time, paced.
             lookup: async (q: Omit<BudgetQuery, "start" | "limit">) =>
-              (await ctx.api.queryBudgets({ ...q, start: 0, limit: 100 }, { signal: ctx.signal, deadline: deadline?.at }))
-                .data,
+              (
+                await ctx.api.queryBudgets(
+                  { ...q, start: 0, limit: 100 },
+                  { signal: ctx.signal, deadline: deadline?.at },
+                )
+              ).data,
           },
     resume: input.resume,
     fresh: input.fresh,

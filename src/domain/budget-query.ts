@@ -20,13 +20,13 @@ import {
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
 import { cutFieldsNote, type DiscountKind, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
+import type { LedgerOf } from "./ledger/ledger.js";
+import { type Lookup, thisRead } from "./ledger/review-read.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
 import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes } from "./result-notes.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
-import type { LedgerOf } from "./ledger/ledger.js";
-import { type Lookup, thisRead } from "./ledger/review-read.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { type CompareTo, remember, type ThisRead } from "./review/remember.js";

@@ -20,11 +20,11 @@ import {
   plural,
 } from "./budget-view.js";
 import { fitCount, jsonLength } from "./fit.js";
+import type { Changes } from "./ledger/changes.js";
 import { formatMoney } from "./money.js";
 import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
-import type { Changes } from "./ledger/changes.js";
 import { jsonLine, shown } from "./upstream-text.js";
 import type { RepeatedWorkOrder } from "./work-orders.js";
 

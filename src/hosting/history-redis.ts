@@ -55,7 +55,10 @@ export class RedisHistory implements LedgerBackend {
     try {
       const next = change(await this.read(name));
       if (next !== undefined)
-        await this.#run((c) => c.set(KEY + name, next, { expiration: { type: "PX", value: ttlMs } }), next.length);
+        await this.#run(
+          (c) => c.set(KEY + name, next, { expiration: { type: "PX", value: ttlMs } }),
+          next.length,
+        );
       return true;
     } finally {
       await this.#run((c) => c.eval(UNLOCK, { keys: [LOCK + name], arguments: [token] })).catch(() => {});

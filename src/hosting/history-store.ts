@@ -161,7 +161,9 @@ async function usableDir(dir: string): Promise<string | undefined> {
  */
 export async function sandboxStateDir(base: string): Promise<string> {
   await mkdir(base, { recursive: true, mode: 0o700 });
-  const found = (await readdir(base).catch(() => [] as string[])).find((f) => /^sandbox-[0-9a-f]{16}$/.test(f));
+  const found = (await readdir(base).catch(() => [] as string[])).find((f) =>
+    /^sandbox-[0-9a-f]{16}$/.test(f),
+  );
   if (found !== undefined) return join(base, found);
   const dir = join(base, `sandbox-${randomBytes(8).toString("hex")}`);
   await mkdir(dir, { mode: 0o700 });
@@ -229,7 +231,11 @@ export async function openHistory(settings: HistoryStoreSettings): Promise<Proce
   const limits = { days: settings.days, maxBytes: settings.mb * 1024 * 1024 };
   if (settings.redisUrl !== undefined) {
     const { RedisHistory } = await import("./history-redis.js");
-    return { on: true, backend: new RedisHistory(settings.redisUrl, settings.redisTimeoutMs, log), settings: limits };
+    return {
+      on: true,
+      backend: new RedisHistory(settings.redisUrl, settings.redisTimeoutMs, log),
+      settings: limits,
+    };
   }
   const base = settings.stateDir ?? defaultStateDir(settings.env ?? process.env);
   let dir = base;

@@ -43,7 +43,11 @@ afterAll(async () => {
 
 type Result = { structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[] };
 type Changes = Record<string, { count: number; folios: string[] }> & {
-  changed: { count: number; folios: string[]; amounts: { folio: string; before: { total: number }; after: { total: number } }[] };
+  changed: {
+    count: number;
+    folios: string[];
+    amounts: { folio: string; before: { total: number }; after: { total: number } }[];
+  };
   not_compared: { count: number; reason: string };
   unchanged: { count: number };
 };
@@ -59,14 +63,20 @@ async function morning(
   const transport = new StdioClientTransport({
     command: "faketime",
     args: ["-f", `@${when}`, process.execPath, BIN, ...args],
-    env: cleanEnv({ ...(args.includes("--sandbox") ? {} : sb.env()), TZ: "UTC", MMS_REVIEW_CACHE_SECONDS: "0", ...env }),
+    env: cleanEnv({
+      ...(args.includes("--sandbox") ? {} : sb.env()),
+      TZ: "UTC",
+      MMS_REVIEW_CACHE_SECONDS: "0",
+      ...env,
+    }),
     stderr: "pipe",
   });
   const client = new Client({ name: "e2e-ledger", version: "1" });
   await client.connect(transport);
   try {
     const out: Result[] = [];
-    for (const call of calls) out.push((await client.callTool({ name: "query_budgets", arguments: call })) as Result);
+    for (const call of calls)
+      out.push((await client.callTool({ name: "query_budgets", arguments: call })) as Result);
     return out;
   } finally {
     await client.close();
@@ -86,7 +96,9 @@ const DAY_TWO = { since: "all", group_by: ["cost_center", "currency"], compare_t
 
 /** Overnight: 3 approved, 1 rejected, 1 changed its lines, 1 removed (all pending), 2 added. */
 function overnight(): Record<string, string[]> {
-  const pending = company().filter((b) => b.record.status === 1).map((b) => b.record.folio as string);
+  const pending = company()
+    .filter((b) => b.record.status === 1)
+    .map((b) => b.record.folio as string);
   const [a1, a2, a3, r1, c1, x1] = pending.slice(5);
   for (const f of [a1!, a2!, a3!]) byFolio(f).record.status = 2;
   byFolio(r1!).record.status = 3;
@@ -94,7 +106,13 @@ function overnight(): Record<string, string[]> {
   sb.state.budgets.splice(sb.state.budgets.indexOf(byFolio(x1!)), 1);
   const added = ["9001", "9002"].map((folio, i) => {
     const copy = structuredClone(byFolio(a2!));
-    copy.record = { ...copy.record, id: 99_001 + i, folio, status: 1, date_create: "2026-03-10T18:00:00.000000-03:00" };
+    copy.record = {
+      ...copy.record,
+      id: 99_001 + i,
+      folio,
+      status: 1,
+      date_create: "2026-03-10T18:00:00.000000-03:00",
+    };
     sb.state.budgets.push(copy);
     return folio;
   });
@@ -118,7 +136,10 @@ describe.runIf(faketime)("the morning after, in a new conversation (the held-out
     expect(after.total - before.total).toBeCloseTo(10.5, 6);
     // Budgets decided before day one were never read: not compared, never new.
     const decidedBefore = company().filter((b) => b.record.status !== 1).length - 4;
-    expect(changes.not_compared).toEqual({ count: decidedBefore, reason: "earlier reads covered pending budgets only" });
+    expect(changes.not_compared).toEqual({
+      count: decidedBefore,
+      reason: "earlier reads covered pending budgets only",
+    });
     expect(changes.unchanged.count).toBe(company().filter((b) => b.record.status === 1).length - 2 - 1);
     const [line] = textOf(second!).split("\n");
     expect(line).toMatch(
@@ -131,7 +152,14 @@ describe.runIf(faketime)("the morning after, in a new conversation (the held-out
     const raw = readFileSync(join(dir, files[0]!));
     const { header, blob } = unpack(raw);
     const stored = gunzipSync(blob).toString();
-    for (const secretOrPersonal of ["demo-secret", "demo-client", "ops@andes.example", "Andes Mining", "jperez", "Approved"])
+    for (const secretOrPersonal of [
+      "demo-secret",
+      "demo-client",
+      "ops@andes.example",
+      "Andes Mining",
+      "jperez",
+      "Approved",
+    ])
       expect(stored + raw.toString("latin1")).not.toContain(secretOrPersonal);
     expect(raw.length / header.n).toBeLessThan(60);
   });
@@ -146,11 +174,20 @@ describe.runIf(faketime)("the morning after, in a new conversation (the held-out
     const home = tempDir();
     const env = { XDG_STATE_HOME: home, HOME: home };
     await morning(DAY1, env, [DAY_ONE[0]!], ["--sandbox"]);
-    const [second] = await morning(DAY1.replace("09:05", "10:05"), env, [{ ...DAY_ONE[0], compare_to: "previous" }], ["--sandbox"]);
+    const [second] = await morning(
+      DAY1.replace("09:05", "10:05"),
+      env,
+      [{ ...DAY_ONE[0], compare_to: "previous" }],
+      ["--sandbox"],
+    );
     const changes = second!.structuredContent?.changes as Changes | undefined;
     expect(changes?.unchanged.count).toBeGreaterThan(0);
-    expect(textOf(second!).split("\n")[0]).toMatch(/^(\[sandbox\] )?Since the previous review \(2026-03-10 09:05, 1 hour ago\)/);
+    expect(textOf(second!).split("\n")[0]).toMatch(
+      /^(\[sandbox\] )?Since the previous review \(2026-03-10 09:05, 1 hour ago\)/,
+    );
     const state = join(home, "maintenance-mcp");
-    expect(readdirSync(state).filter((f) => f.startsWith("sandbox-"))).toEqual([expect.stringMatching(/^sandbox-[0-9a-f]{16}$/)]);
+    expect(readdirSync(state).filter((f) => f.startsWith("sandbox-"))).toEqual([
+      expect.stringMatching(/^sandbox-[0-9a-f]{16}$/),
+    ]);
   });
 });

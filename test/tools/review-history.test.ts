@@ -7,7 +7,16 @@
  * The two-process mornings through the binary: test/e2e/review-history.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -17,7 +26,7 @@ import { pack, unpack } from "../../src/domain/ledger/format.js";
 import type { LedgerBackend, ProcessLedger } from "../../src/domain/ledger/ledger.js";
 import { parseCompareTo } from "../../src/domain/review/remember.js";
 import { createReviewServices } from "../../src/domain/review/services.js";
-import { FileHistory, openHistory, sandboxStateDir } from "../../src/hosting/history-store.js";
+import { openHistory, sandboxStateDir } from "../../src/hosting/history-store.js";
 import { historyOwner } from "../../src/hosting/servers.js";
 import { createLogger } from "../../src/telemetry/logger.js";
 import { connect, textOf } from "../helpers/mcp.js";
@@ -52,7 +61,10 @@ const files = (dir: string, days = 35) =>
   openHistory({ days, mb: 64, stateDir: dir, redisUrl: undefined, redisTimeoutMs: 1000, logger: quiet });
 
 const services = (history: ProcessLedger, cacheSeconds: number) =>
-  createReviewServices({ deadlineMs: 45_000, cacheSeconds, cacheMb: 8, inflightMb: 8, clock: () => clock }, history);
+  createReviewServices(
+    { deadlineMs: 45_000, cacheSeconds, cacheMb: 8, inflightMb: 8, clock: () => clock },
+    history,
+  );
 
 /** A server of `tenant` over `history` whose clock (and the sandbox's) says `at`; one call. */
 async function review(
@@ -66,7 +78,11 @@ async function review(
   const mcp = await connect({ clients: fx.clients(), reviews, now: () => new Date(clock) });
   try {
     const result = (await mcp.client.callTool({ name: "query_budgets", arguments: args })) as Result;
-    return { result, text: textOf(result), changes: result.structuredContent?.changes as ChangesOut | undefined };
+    return {
+      result,
+      text: textOf(result),
+      changes: result.structuredContent?.changes as ChangesOut | undefined,
+    };
   } finally {
     await mcp.close();
   }
@@ -74,7 +90,10 @@ async function review(
 
 const company = () => fx.sb.state.budgets.filter((b) => b.companyId === 1);
 const byFolio = (folio: string) => company().find((b) => b.record.folio === folio)!;
-const pendingFolios = () => company().filter((b) => b.record.status === 1).map((b) => b.record.folio as string);
+const pendingFolios = () =>
+  company()
+    .filter((b) => b.record.status === 1)
+    .map((b) => b.record.folio as string);
 const DAY_ONE = { status: "pending", since: "all", group_by: ["currency"] };
 const DAY_TWO = { since: "all", group_by: ["status", "cost_center"], compare_to: "yesterday" };
 
@@ -88,7 +107,13 @@ function overnight(): Record<string, string[]> {
   fx.sb.state.budgets.splice(fx.sb.state.budgets.indexOf(gone), 1);
   const added = ["N-1", "N-2"].map((folio, i) => {
     const copy = structuredClone(byFolio(a1!));
-    copy.record = { ...copy.record, id: 990_000 + i, folio, status: 1, date_create: new Date(clock + 3600_000).toISOString() };
+    copy.record = {
+      ...copy.record,
+      id: 990_000 + i,
+      folio,
+      status: 1,
+      date_create: new Date(clock + 3600_000).toISOString(),
+    };
     fx.sb.state.budgets.push(copy);
     return folio;
   });
@@ -112,7 +137,10 @@ describe("compare_to with any filters", () => {
       expect(after.total - before.total).toBeCloseTo(10.5, 6);
       // Budgets decided before day one were never read: not compared, never new.
       const decidedBefore = company().length - pendingFolios().length - 4 - 0;
-      expect(changes!.not_compared).toEqual({ count: decidedBefore, reason: "earlier reads covered pending budgets only" });
+      expect(changes!.not_compared).toEqual({
+        count: decidedBefore,
+        reason: "earlier reads covered pending budgets only",
+      });
       expect(text.split("\n")[0]).toMatch(
         /^(\[sandbox\] )?Since yesterday's review \(2026-03-10 09:05, 1 day ago\): 3 approved \([^)]+\), 1 rejected \([^)]+\), 2 new \([^)]+\), 1 changed \(folio [^:]+: \w+ [\d,.]+ -> [\d,.]+\), 1 removed; \d+ unchanged\. \d+ not compared \(earlier reads covered pending budgets only\)\.$/,
       );
@@ -131,7 +159,12 @@ describe("compare_to with any filters", () => {
     );
     await review(history, DAY1 + 60_000, { since: "all", group_by: ["status"] }, { services: shared });
     // The same read again within its snapshot's life: answered from it, compared with what was known before it.
-    const again = await review(history, DAY1 + 90_000, { since: "all", group_by: ["status"], compare_to: "previous" }, { services: shared });
+    const again = await review(
+      history,
+      DAY1 + 90_000,
+      { since: "all", group_by: ["status"], compare_to: "previous" },
+      { services: shared },
+    );
     expect(again.result.structuredContent?.as_of).toBe(new Date(DAY1 + 60_000).toISOString());
     expect(again.changes?.compared_to.as_of).toBe(new Date(DAY1).toISOString());
     expect(again.changes?.unchanged.count).toBe(pendingFolios().length);
@@ -162,15 +195,25 @@ describe("the store under attack", () => {
 
   it("a review reads one record, whatever else the directory holds (40,000 records of other tenants)", async () => {
     const dir = tempDir();
-    for (let i = 0; i < 40_000; i++) writeFileSync(join(dir, `ledger-${String(i).padStart(24, "0")}.ledger`), "x");
+    for (let i = 0; i < 40_000; i++)
+      writeFileSync(join(dir, `ledger-${String(i).padStart(24, "0")}.ledger`), "x");
     const history = await files(dir);
     if (!history.on) throw new Error(history.why);
     const calls: string[] = [];
     const counted: LedgerBackend = {
       where: history.backend.where,
-      read: (n) => (calls.push(`read ${n}`), history.backend.read(n)),
-      update: (n, change, ttl) => (calls.push(`update ${n}`), history.backend.update(n, change, ttl)),
-      setAside: (n) => (calls.push(`aside ${n}`), history.backend.setAside(n)),
+      read: (n) => {
+        calls.push(`read ${n}`);
+        return history.backend.read(n);
+      },
+      update: (n, change, ttl) => {
+        calls.push(`update ${n}`);
+        return history.backend.update(n, change, ttl);
+      },
+      setAside: (n) => {
+        calls.push(`aside ${n}`);
+        return history.backend.setAside(n);
+      },
     };
     await review({ ...history, backend: counted }, DAY1, { ...DAY_ONE, compare_to: "previous" });
     expect(calls).toHaveLength(2);
@@ -182,7 +225,9 @@ describe("the store under attack", () => {
     const one = await files(dir);
     const two = await files(dir);
     await Promise.all(
-      Array.from({ length: 8 }, (_, i) => review(i % 2 === 0 ? one : two, DAY1 + i * 1000, { ...DAY_ONE, since: `P${300 + i}D` })),
+      Array.from({ length: 8 }, (_, i) =>
+        review(i % 2 === 0 ? one : two, DAY1 + i * 1000, { ...DAY_ONE, since: `P${300 + i}D` }),
+      ),
     );
     const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
     expect(unpack(readFileSync(join(dir, file!))).header.cov).toHaveLength(8);
@@ -217,14 +262,27 @@ describe("the store under attack", () => {
     mkdirSync(open);
     chmodSync(open, 0o777);
     const { logger, lines } = captureLogger();
-    const history = await openHistory({ days: 35, mb: 64, stateDir: open, redisUrl: undefined, redisTimeoutMs: 1000, logger });
-    expect(history).toMatchObject({ on: false, why: expect.stringContaining("can be written by other users (mode 777)") });
+    const history = await openHistory({
+      days: 35,
+      mb: 64,
+      stateDir: open,
+      redisUrl: undefined,
+      redisTimeoutMs: 1000,
+      logger,
+    });
+    expect(history).toMatchObject({
+      on: false,
+      why: expect.stringContaining("can be written by other users (mode 777)"),
+    });
     expect(lines.join("\n")).toContain("review history is off");
     if (process.getuid?.() === 0) {
       const theirs = join(tempDir(), "theirs");
       mkdirSync(theirs, { mode: 0o700 });
       chownSync(theirs, 4242, 4242);
-      expect(await files(theirs)).toMatchObject({ on: false, why: expect.stringContaining("belongs to another user (uid 4242)") });
+      expect(await files(theirs)).toMatchObject({
+        on: false,
+        why: expect.stringContaining("belongs to another user (uid 4242)"),
+      });
     }
   });
 
@@ -271,21 +329,49 @@ describeRedis("the ledger in Redis", () => {
 
   it("two replicas share it, writing at once lose nothing, and the key carries the retention as its TTL", async () => {
     const replica = () =>
-      openHistory({ days: 35, mb: 64, stateDir: undefined, redisUrl: redis.url, redisTimeoutMs: 2000, logger: quiet });
+      openHistory({
+        days: 35,
+        mb: 64,
+        stateDir: undefined,
+        redisUrl: redis.url,
+        redisTimeoutMs: 2000,
+        logger: quiet,
+      });
     const [one, two] = await Promise.all([replica(), replica()]);
     try {
       await Promise.all(
-        Array.from({ length: 6 }, (_, i) => review(i % 2 === 0 ? one : two, DAY1 + i * 1000, { ...DAY_ONE, since: `P${300 + i}D` })),
+        Array.from({ length: 6 }, (_, i) =>
+          review(i % 2 === 0 ? one : two, DAY1 + i * 1000, { ...DAY_ONE, since: `P${300 + i}D` }),
+        ),
       );
       const { changes } = await review(two, DAY1 + 10_000, { ...DAY_ONE, compare_to: "previous" });
       expect(changes?.unchanged.count).toBe(pendingFolios().length);
-      const keys = execFileSync("redis-cli", ["-p", String(redis.port), "--scan", "--pattern", "mms:ledger:*"]).toString().trim().split("\n");
+      const keys = execFileSync("redis-cli", [
+        "-p",
+        String(redis.port),
+        "--scan",
+        "--pattern",
+        "mms:ledger:*",
+      ])
+        .toString()
+        .trim()
+        .split("\n");
       expect(keys).toHaveLength(1);
       const ttl = Number(execFileSync("redis-cli", ["-p", String(redis.port), "PTTL", keys[0]!]).toString());
       expect(ttl).toBeGreaterThan(34 * DAY);
-      const raw = execFileSync("redis-cli", ["-p", String(redis.port), "--no-raw", "STRLEN", keys[0]!]).toString();
+      const raw = execFileSync("redis-cli", [
+        "-p",
+        String(redis.port),
+        "--no-raw",
+        "STRLEN",
+        keys[0]!,
+      ]).toString();
       expect(Number(raw.replace(/\D/g, ""))).toBeGreaterThan(0);
-      const cov = JSON.parse(execFileSync("redis-cli", ["-p", String(redis.port), "GETRANGE", keys[0]!, "6", "200000"]).toString().split("\n")[0]!).cov;
+      const cov = JSON.parse(
+        execFileSync("redis-cli", ["-p", String(redis.port), "GETRANGE", keys[0]!, "6", "200000"])
+          .toString()
+          .split("\n")[0]!,
+      ).cov;
       expect(cov).toHaveLength(7);
     } finally {
       for (const h of [one, two]) if (h.on) await h.backend.close?.();

@@ -34,7 +34,12 @@ export type Asked = "previous" | "yesterday" | "at";
 function head(asked: Asked, thenAt: number, nowAt: number): string {
   const when = new Date(thenAt).toISOString();
   const at = `${when.slice(0, 10)} ${when.slice(11, 16)}, ${ageWords(nowAt - thenAt)}`;
-  const which = asked === "yesterday" ? "yesterday's review" : asked === "previous" ? "the previous review" : "the review";
+  const which =
+    asked === "yesterday"
+      ? "yesterday's review"
+      : asked === "previous"
+        ? "the previous review"
+        : "the review";
   return `Since ${which} (${at})`;
 }
 

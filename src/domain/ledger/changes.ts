@@ -94,7 +94,10 @@ export class ChangeTally {
   }
 
   result(thenAt: number, nowAt: number, complete: boolean): Changes {
-    const sets = Object.fromEntries(KINDS.map((k) => [k, this.tallies[k].result()])) as Record<Kind, ChangeSet>;
+    const sets = Object.fromEntries(KINDS.map((k) => [k, this.tallies[k].result()])) as Record<
+      Kind,
+      ChangeSet
+    >;
     return {
       compared_to: {
         as_of: new Date(thenAt).toISOString(),
@@ -104,7 +107,11 @@ export class ChangeTally {
       ...sets,
       changed: {
         ...sets.changed,
-        amounts: this.amounts.map((a) => ({ folio: a.folio, before: money(a.before), after: money(a.after) })),
+        amounts: this.amounts.map((a) => ({
+          folio: a.folio,
+          before: money(a.before),
+          after: money(a.after),
+        })),
       },
       unchanged: { count: this.unchanged },
       not_compared: { count: this.notCompared, reason: this.reasons.join("; ") },

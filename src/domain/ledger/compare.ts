@@ -9,13 +9,18 @@
 import type { Budget } from "../../client/types.js";
 import type { PricedBudget } from "../budget-view.js";
 import type { ApiTypeDate } from "../period.js";
-import { budgetLine, type HistoryRow, lineOf as lineOfRow, parseLine, rowOf } from "../review/history-codec.js";
+import {
+  budgetLine,
+  type HistoryRow,
+  lineOf as lineOfRow,
+  parseLine,
+  rowOf,
+} from "../review/history-codec.js";
 import type { Kept } from "../review/records.js";
+import { type Changes, ChangeTally } from "./changes.js";
 import { type Coverage, covers, type Miss, missReason, type Place } from "./coverage.js";
-import { ChangeTally, type Changes } from "./changes.js";
 import { idKeyOfLine, type Versions } from "./versions.js";
 
-const PENDING = 1;
 const REMOVED = -1;
 /** Budgets read one by one at most per compare; the rest are said not compared. */
 export const MAX_LOOKUPS = 200;
@@ -98,7 +103,8 @@ function firstMiss(reads: readonly Coverage[], today: Today, row: HistoryRow): M
   return miss;
 }
 
-const ms = (date: string) => (date === "" ? Number.NaN : Date.parse(date.length === 10 ? `${date}T00:00:00Z` : date));
+const ms = (date: string) =>
+  date === "" ? Number.NaN : Date.parse(date.length === 10 ? `${date}T00:00:00Z` : date);
 
 /** Where a budget sits on this review's date basis, as far as its record tells. */
 function placeOf(today: Today, row: HistoryRow): Place {
@@ -107,7 +113,10 @@ function placeOf(today: Today, row: HistoryRow): Place {
   if (today.basis === "approval_date" && !Number.isNaN(ms(row.approved)))
     return { ...base, from: ms(row.approved), to: ms(row.approved) };
   // A budget is made on or after its work order: the work order's date is within the window, and not after it.
-  const to = today.basis === "creation_date" && !Number.isNaN(created) ? Math.min(today.to ?? created, created) : today.to;
+  const to =
+    today.basis === "creation_date" && !Number.isNaN(created)
+      ? Math.min(today.to ?? created, created)
+      : today.to;
   return { ...base, from: today.from, to };
 }
 
@@ -139,14 +148,16 @@ async function leavers(
 function mayHaveMatched(then: HistoryRow, today: Today): boolean {
   if (then.status === REMOVED) return false;
   if (today.status !== null && then.status !== today.status) return false;
-  if ((today.id !== null && then.folio !== today.id) || (today.wo !== null && then.wo !== today.wo)) return false;
+  if ((today.id !== null && then.folio !== today.id) || (today.wo !== null && then.wo !== today.wo))
+    return false;
   const created = ms(then.created);
   // Its work order is no later than the budget: a budget made before the window's start is outside it.
   if (today.basis === "creation_date" && today.from !== null && created < today.from) return false;
   if (today.basis === "approval_date") {
     const approved = ms(then.approved);
     if (Number.isNaN(approved)) return false;
-    if ((today.from !== null && approved < today.from) || (today.to !== null && approved > today.to)) return false;
+    if ((today.from !== null && approved < today.from) || (today.to !== null && approved > today.to))
+      return false;
   }
   return true;
 }
@@ -163,7 +174,13 @@ function asThen(then: HistoryRow, now: PricedBudget | undefined): PricedBudget {
     approval_date: then.approved === "" ? null : then.approved,
     third_parties_code: then.thirdParty,
   } as Budget;
-  return { budget, currency: then.currency, total: then.total, lineCount: then.lines, ...(now?.net === undefined ? {} : { net: now.net }) };
+  return {
+    budget,
+    currency: then.currency,
+    total: then.total,
+    lineCount: then.lines,
+    ...(now?.net === undefined ? {} : { net: now.net }),
+  };
 }
 
 /** The leavers this review did not fetch, read by work order (one request each) then by id. */
@@ -193,7 +210,9 @@ async function readLeavers(toRead: HistoryRow[], today: Today, tally: ChangeTall
   await Promise.all(Array.from({ length: PARALLEL }, work));
   if (unread > 0) {
     tally.notCompared += unread;
-    tally.reasons.push(`${unread} budgets that left this review could not be read or placed in this window in this call`);
+    tally.reasons.push(
+      `${unread} budgets that left this review could not be read or placed in this window in this call`,
+    );
   }
   return removed;
 }
@@ -210,7 +229,8 @@ async function settle(
   const here = inWo.find((b) => String(b.id) === row.id);
   if (here !== undefined) {
     const now = today.price(here);
-    if (today.matchesThen(asThen(row, now)) && budgetLine(now) !== lineOfRow(row)) tally.change(row, rowOf(now), true);
+    if (today.matchesThen(asThen(row, now)) && budgetLine(now) !== lineOfRow(row))
+      tally.change(row, rowOf(now), true);
     return 0;
   }
   count();

@@ -63,7 +63,9 @@ export function missReason(miss: Miss | "none", reads: readonly Coverage[], then
     case "none":
       return `nothing was read before ${new Date(thenAt).toISOString().slice(0, 16)}Z`;
     case "status": {
-      const said = [...new Set(reads.map((r) => (r.s === null ? "all" : (STATUS_WORDS[r.s] ?? `status ${r.s}`))))];
+      const said = [
+        ...new Set(reads.map((r) => (r.s === null ? "all" : (STATUS_WORDS[r.s] ?? `status ${r.s}`)))),
+      ];
       return `earlier reads covered ${said.join(" and ")} budgets only`;
     }
     case "window": {

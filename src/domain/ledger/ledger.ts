@@ -19,7 +19,11 @@ export interface LedgerBackend {
    * Under the record's lock: `change` gets the record as it is and gives the new one (undefined:
    * leave it). False when the lock could not be had in time: nothing was written.
    */
-  update(name: string, change: (current: Buffer | undefined) => Buffer | undefined, ttlMs: number): Promise<boolean>;
+  update(
+    name: string,
+    change: (current: Buffer | undefined) => Buffer | undefined,
+    ttlMs: number,
+  ): Promise<boolean>;
   /** Move an unreadable record out of the way; returns its new name. */
   setAside(name: string): Promise<string>;
   close?(): Promise<void>;
@@ -70,7 +74,12 @@ export class TenantLedger {
     if (data === undefined) return { kind: "none" };
     try {
       const ledger = unpack(data);
-      return { kind: "ledger", ledger, bytes: data, versions: Versions.decode(inflate(ledger), ledger.header.n) };
+      return {
+        kind: "ledger",
+        ledger,
+        bytes: data,
+        versions: Versions.decode(inflate(ledger), ledger.header.n),
+      };
     } catch (e) {
       return this.#aside(e instanceof Error ? e.message : String(e));
     }

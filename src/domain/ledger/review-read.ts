@@ -24,7 +24,11 @@ export type Lookup = (q: {
 }) => Promise<Budget[]>;
 
 export interface ReadFacts {
-  ask: ReviewAsk & { status?: string | number | undefined; id?: string | undefined; wo_folio?: string | undefined };
+  ask: ReviewAsk & {
+    status?: string | number | undefined;
+    id?: string | undefined;
+    wo_folio?: string | undefined;
+  };
   /** The window the read covered (a snapshot's may date from before this call). */
   window: ResolvedPeriod;
   /** Every record the walk fetched, in the order read. */
@@ -35,7 +39,8 @@ export interface ReadFacts {
   lookup: Lookup;
 }
 
-const instant = (iso: string | null | undefined) => (iso === null || iso === undefined ? null : Date.parse(iso));
+const instant = (iso: string | null | undefined) =>
+  iso === null || iso === undefined ? null : Date.parse(iso);
 
 export function coverageOf(f: ReadFacts): Coverage {
   const p = f.window.period;
@@ -52,10 +57,11 @@ export function coverageOf(f: ReadFacts): Coverage {
 }
 
 /** Never a thrown error out of a lookup: undefined says it could not be read. */
-const settled = (p: Promise<Budget[]>) => p.then(
-  (v) => v,
-  () => undefined,
-);
+const settled = (p: Promise<Budget[]>) =>
+  p.then(
+    (v) => v,
+    () => undefined,
+  );
 
 export function thisRead(f: ReadFacts): ThisRead {
   const coverage = coverageOf(f);
@@ -80,7 +86,8 @@ export function thisRead(f: ReadFacts): ThisRead {
       fetched: f.records,
       matchesThen: (p) => matching(f.ask, [{ p, seq: 0 }], f.window).length === 1,
       price: (b) => price(b, f.discount),
-      lookupWo: (wo) => settled(f.lookup({ wo_folio: wo, since: api.since, until: api.until, type_date: api.type_date })),
+      lookupWo: (wo) =>
+        settled(f.lookup({ wo_folio: wo, since: api.since, until: api.until, type_date: api.type_date })),
       lookupId: (folio) => settled(f.lookup({ id: folio })),
     },
   };

@@ -5,8 +5,8 @@
  * a note (code, text, params).
  */
 import { UserInputError } from "../../errors/api-error.js";
-import { type Asked, changesLines } from "../ledger/changes-text.js";
 import type { Changes } from "../ledger/changes.js";
+import { type Asked, changesLines } from "../ledger/changes-text.js";
 import { type Compared, compareWith, type Today } from "../ledger/compare.js";
 import type { Coverage } from "../ledger/coverage.js";
 import type { Ledger } from "../ledger/format.js";
@@ -33,7 +33,10 @@ export const HISTORY_NOTE_CODES = [
 export type HistoryNoteCode = (typeof HISTORY_NOTE_CODES)[number];
 
 /** The instant to compare with: the state known before this read, at the end of yesterday, or at an instant. */
-export type CompareTo = { kind: "previous" } | { kind: "yesterday" } | { kind: "at"; at: number; asked: string };
+export type CompareTo =
+  | { kind: "previous" }
+  | { kind: "yesterday" }
+  | { kind: "at"; at: number; asked: string };
 
 /** `compare_to` as given: "previous", "yesterday", an ISO 8601 instant, or a duration back (P1D). */
 export function parseCompareTo(raw: string, now: number): CompareTo {
@@ -90,7 +93,9 @@ export async function remember(
   const out: Remembered = { lines: [], notes: [] };
   if (!of.on) {
     if (compareTo !== undefined)
-      out.notes.push(note("history_off", `Not compared: review history is off (${of.why}).`, { reason: of.why }));
+      out.notes.push(
+        note("history_off", `Not compared: review history is off (${of.why}).`, { reason: of.why }),
+      );
     return out;
   }
   const { ledger } = of;
@@ -156,14 +161,20 @@ async function writeStep(
     const ok = await ledger.update((current) => merge(current, obs, ledger.settings, now, cached));
     if (!ok)
       out.notes.push(
-        note("history_not_stored", "This read is not stored: another review of this tenant held the ledger too long.", {
-          reason: "busy",
-        }),
+        note(
+          "history_not_stored",
+          "This read is not stored: another review of this tenant held the ledger too long.",
+          {
+            reason: "busy",
+          },
+        ),
       );
     return ok;
   } catch (e) {
     if (e instanceof TooLarge)
-      out.notes.push(note("history_not_stored", `This read is not stored: ${e.message}.`, { reason: "size" }));
+      out.notes.push(
+        note("history_not_stored", `This read is not stored: ${e.message}.`, { reason: "size" }),
+      );
     else out.notes.push(unavailable(e, ledger.backend.where));
     return false;
   }
