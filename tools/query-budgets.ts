@@ -123,6 +123,8 @@ function planQuery(input: Input, ctx: ToolContext) {
     progress: (update: Parameters<typeof ctx.progress>[0]) => ctx.progress(update),
     now: () => ctx.now(),
     defaultLimit: view === "compact" ? DEFAULT_LIMIT : SHORT_VIEW_DEFAULT_LIMIT,
+    // Lists and lookups are remembered too (interface.md §6f): a later compare_to knows what they saw.
+    ledger: ctx.reviews?.history,
     fetchPage: (start: number, limit: number) =>
       ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal, deadline: ctx.deadline }),
   };

@@ -18,10 +18,10 @@ import {
   type View,
 } from "./budget-result.js";
 import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
-import { cutFieldsNote, type DiscountKind, price } from "./budget-view.js";
+import { cutFieldsNote, type DiscountKind, type PricedBudget, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
 import type { LedgerOf } from "./ledger/ledger.js";
-import { type Lookup, thisRead } from "./ledger/review-read.js";
+import { listRead, type Lookup, thisRead } from "./ledger/review-read.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
@@ -60,6 +60,8 @@ export interface QueryDeps {
   /** Today, for the age of pending budgets. */
   now(): Date;
   fetchPage: (start: number, limit: number) => Promise<Page<Budget>>;
+  /** The tenant's ledger of budgets seen (interface.md §6f): a list's budgets are recorded too. */
+  ledger?: LedgerOf | undefined;
 }
 
 /** The text's context, kept off the serialized result (a non-enumerable symbol key). */
@@ -151,10 +153,24 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
     budgets: kept,
     ...(notes.length > 0 ? { notes } : {}),
   };
+  if (deps.ledger !== undefined) await recordList(out, input, deps, priced);
   return withContext(
     out,
     contextOf(input, deps, { maxRecords, stoppedByCap: result.omitted > 0 && !cut && !stoppedToFit }),
   );
+}
+
+/** A list's budgets into the ledger; a failure is a note, never a failed list. */
+async function recordList(
+  out: QueryBudgetsResult,
+  input: BudgetsInput,
+  deps: QueryDeps,
+  priced: readonly PricedBudget[],
+): Promise<void> {
+  const at = deps.now().getTime();
+  const read = listRead({ ask: input, window: deps.window, at, complete: out.complete, discount: deps.discount, priced });
+  const done = await remember(deps.ledger!, read, undefined, at);
+  if (done.notes.length > 0) out.notes = [...(out.notes ?? []), ...done.notes];
 }
 
 /** Where a review reads its pages and keeps them (interface.md §6c); the tool builds it. */

@@ -94,6 +94,7 @@ const pendingFolios = () =>
   company()
     .filter((b) => b.record.status === 1)
     .map((b) => b.record.folio as string);
+const sorted = (a: string[]) => [...a].sort();
 const DAY_ONE = { status: "pending", since: "all", group_by: ["currency"] };
 const DAY_TWO = { since: "all", group_by: ["status", "cost_center"], compare_to: "yesterday" };
 
@@ -168,6 +169,22 @@ describe("compare_to with any filters", () => {
     expect(again.result.structuredContent?.as_of).toBe(new Date(DAY1 + 60_000).toISOString());
     expect(again.changes?.compared_to.as_of).toBe(new Date(DAY1).toISOString());
     expect(again.changes?.unchanged.count).toBe(pendingFolios().length);
+  });
+
+  it("remembers what lists saw: a whole list on day one is compared with on day two", async () => {
+    const history = await files(tempDir());
+    const list = await review(history, DAY1, { status: "pending", since: "all", all: true });
+    expect(list.result.structuredContent).toMatchObject({ complete: true, view: "compact" });
+    const saved = structuredClone(fx.sb.state.budgets);
+    try {
+      const expected = overnight();
+      const { changes } = await review(history, DAY1 + DAY, DAY_TWO);
+      expect(sorted(changes!.approved.folios)).toEqual(sorted(expected.approved!));
+      expect(sorted(changes!.new.folios)).toEqual(sorted(expected.new!));
+      expect(changes!.removed.folios).toEqual(expected.removed);
+    } finally {
+      fx.sb.state.budgets.splice(0, fx.sb.state.budgets.length, ...saved);
+    }
   });
 
   it("takes previous, yesterday, an instant or a duration, and refuses anything else with the forms", () => {

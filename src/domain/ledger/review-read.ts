@@ -6,7 +6,7 @@
  */
 import type { Budget } from "../../client/types.js";
 import { apiStatus } from "../budget-ask.js";
-import { type DiscountKind, price } from "../budget-view.js";
+import { type DiscountKind, type PricedBudget, price } from "../budget-view.js";
 import type { ApiTypeDate, ResolvedPeriod } from "../period.js";
 import { budgetLine } from "../review/history-codec.js";
 import type { Kept } from "../review/records.js";
@@ -91,4 +91,13 @@ export function thisRead(f: ReadFacts): ThisRead {
       lookupId: (folio) => settled(f.lookup({ id: folio })),
     },
   };
+}
+
+/** A list's page (or pages) as a read: its budgets recorded, covering its filters only when whole. */
+export function listRead(f: Omit<ReadFacts, "records" | "lookup"> & { priced: readonly PricedBudget[] }): ThisRead {
+  return thisRead({
+    ...f,
+    records: f.priced.map((p, seq) => ({ p, seq })),
+    lookup: async () => [],
+  });
 }
