@@ -21,7 +21,7 @@ import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
 import { cutFieldsNote, type DiscountKind, type PricedBudget, price } from "./budget-view.js";
 import { fitEstimate } from "./fit.js";
 import type { LedgerOf } from "./ledger/ledger.js";
-import { listRead, type Lookup, thisRead } from "./ledger/review-read.js";
+import { type Lookup, listRead, thisRead } from "./ledger/review-read.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
@@ -168,7 +168,14 @@ async function recordList(
   priced: readonly PricedBudget[],
 ): Promise<void> {
   const at = deps.now().getTime();
-  const read = listRead({ ask: input, window: deps.window, at, complete: out.complete, discount: deps.discount, priced });
+  const read = listRead({
+    ask: input,
+    window: deps.window,
+    at,
+    complete: out.complete,
+    discount: deps.discount,
+    priced,
+  });
   const done = await remember(deps.ledger!, read, undefined, at);
   if (done.notes.length > 0) out.notes = [...(out.notes ?? []), ...done.notes];
 }

@@ -59,7 +59,11 @@ describe("the view's since figures", () => {
       changed: {
         ...set(1),
         amounts: [
-          { folio: "230", before: { currency: "MXN", total: 7539.5 }, after: { currency: "MXN", total: 8457.5 } },
+          {
+            folio: "230",
+            before: { currency: "MXN", total: 7539.5 },
+            after: { currency: "MXN", total: 8457.5 },
+          },
           { folio: "bad", before: { currency: "MXN" } },
         ],
       },

@@ -94,7 +94,9 @@ export function thisRead(f: ReadFacts): ThisRead {
 }
 
 /** A list's page (or pages) as a read: its budgets recorded, covering its filters only when whole. */
-export function listRead(f: Omit<ReadFacts, "records" | "lookup"> & { priced: readonly PricedBudget[] }): ThisRead {
+export function listRead(
+  f: Omit<ReadFacts, "records" | "lookup"> & { priced: readonly PricedBudget[] },
+): ThisRead {
   return thisRead({
     ...f,
     records: f.priced.map((p, seq) => ({ p, seq })),
