@@ -171,6 +171,33 @@ describe("compare_to with any filters", () => {
     expect(again.changes?.unchanged.count).toBe(pendingFolios().length);
   });
 
+  it.each([
+    ["status pending alone", { status: "pending", compare_to: "yesterday", since: "all" }],
+    ["all: true with P1D", { status: "pending", since: "all", all: true, compare_to: "P1D" }],
+    [
+      "budget_created",
+      { type_date: "budget_created", since: "P400D", group_by: ["currency"], compare_to: "yesterday" },
+    ],
+  ])(
+    "the issue's second morning, %s: decided budgets are approved and rejected, never only gone",
+    async (_, args) => {
+      const history = await files(tempDir());
+      await review(history, DAY1, DAY_ONE);
+      const saved = structuredClone(fx.sb.state.budgets);
+      try {
+        const expected = overnight();
+        const { changes } = await review(history, DAY1 + DAY, args);
+        expect(sorted(changes!.approved.folios)).toEqual(sorted(expected.approved!));
+        expect(changes!.rejected.folios).toEqual(expected.rejected);
+        expect(changes!.removed.folios).toEqual(expected.removed);
+        expect(changes!.changed.folios).toEqual(expected.changed);
+        expect(changes!.gone.count).toBe(0);
+      } finally {
+        fx.sb.state.budgets.splice(0, fx.sb.state.budgets.length, ...saved);
+      }
+    },
+  );
+
   it("remembers what lists saw: a whole list on day one is compared with on day two", async () => {
     const history = await files(tempDir());
     const list = await review(history, DAY1, { status: "pending", since: "all", all: true });

@@ -35,6 +35,8 @@ export interface Today {
   id: string | null;
   wo: string | null;
   at: number;
+  /** type_date budget_created: the window is on the budget's own date, which its record carries. */
+  ownDate: boolean;
   /** Whole: every page read (else leavers are not known). */
   complete: boolean;
   /** The budgets matching every filter, and every budget the review fetched. */
@@ -237,8 +239,9 @@ async function settle(
   const byId = await today.lookupId(row.folio);
   if (byId === undefined) return 1;
   if (byId.some((b) => String(b.id) === row.id)) return 0; // still there, outside this window: not this review's
-  // Gone from the API. In this window then: known when its work order's other budgets are, or the window is open.
-  if (inWo.length === 0 && today.from !== null && today.basis !== "approval_date") return 1;
+  // Gone from the API. In this window then: known when its work order's other budgets are, the window is
+  // open, or the window is on a date its record carries (approval, the budget's own creation).
+  if (inWo.length === 0 && today.from !== null && today.basis !== "approval_date" && !today.ownDate) return 1;
   if (!today.matchesThen(asThen(row, undefined))) return 0;
   tally.add("removed", row);
   removed.push(lineOfRow({ ...row, status: REMOVED }));

@@ -81,8 +81,12 @@ export function thisRead(f: ReadFacts): ThisRead {
       id: coverage.id,
       wo: coverage.wo,
       at: f.at,
+      ownDate: f.window.period.type_date === "budget_created",
       complete: f.complete,
-      matching: matching(f.ask, f.records, f.window),
+      // Only a compare needs it: a read that does not ask compare_to pays only the write.
+      get matching() {
+        return matching(f.ask, f.records, f.window);
+      },
       fetched: f.records,
       matchesThen: (p) => matching(f.ask, [{ p, seq: 0 }], f.window).length === 1,
       price: (b) => price(b, f.discount),
