@@ -53,7 +53,8 @@ function ledgerOf(dir) {
 function crowdedDir(n) {
   const dir = mkdtempSync(join(tmpdir(), "mms-bench-crowded-"));
   const body = Buffer.from(`MMSL1\n${JSON.stringify({ v: 1, cov: [], n: 0, raw: 0, oldest: Date.now() })}\n`);
-  for (let i = 0; i < n; i++) writeFileSync(join(dir, `ledger-other-${String(i).padStart(8, "0")}.ledger`), body);
+  for (let i = 0; i < n; i++)
+    writeFileSync(join(dir, `ledger-other-${String(i).padStart(8, "0")}.ledger`), body);
   return dir;
 }
 
