@@ -350,6 +350,25 @@ describe("the store under attack", () => {
     }
   });
 
+  it("6e's per-filter records are not read: moved aside with a warning at start, never an error", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "0123456789abcdef01234567-89abcdef0123456789abcdef.history"), "MMSH1\nold");
+    const { logger, lines } = captureLogger();
+    const history = await openHistory({
+      days: 35,
+      mb: 64,
+      stateDir: dir,
+      redisUrl: undefined,
+      redisTimeoutMs: 1000,
+      logger,
+    });
+    expect(readdirSync(join(dir, "6e-history"))).toHaveLength(1);
+    expect(lines.join("\n")).toContain("records of the earlier per-filter format are no longer read");
+    const { result, text } = await review(history, DAY1, { ...DAY_ONE, compare_to: "previous" });
+    expect(result.structuredContent?.complete).toBe(true);
+    expect(text).toContain("Not compared: nothing read before");
+  });
+
   it("the sandbox is one company whatever its port, and its directory has a random name found again", async () => {
     const a = loadConfig({ ...fx.sb.env(), MMS_BASE_URL: "http://127.0.0.1:40001/api" });
     const b = loadConfig({ ...fx.sb.env(), MMS_BASE_URL: "http://127.0.0.1:40002/api" });

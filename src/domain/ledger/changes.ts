@@ -36,7 +36,8 @@ export type Changes = Record<Kind, ChangeSet> & {
 
 const folioOf = (f: string) => (f.length > FOLIO_MAX ? `${f.slice(0, FOLIO_MAX - 1)}…` : f);
 const money = (row: HistoryRow, total = row.total): Money => ({
-  currency: row.currency.code,
+  // An unmapped currency is the API's description: cut like a folio.
+  currency: folioOf(row.currency.code),
   total: toNumber(total, row.currency),
   ...(row.currency.mapped ? {} : { currency_unmapped: true as const }),
 });

@@ -6,6 +6,8 @@
 import { type HistoryRow, parseLine } from "../review/history-codec.js";
 
 const TAB = 9;
+/** The status of a budget the API no longer returns. */
+export const REMOVED = -1;
 const NEWLINE = 10;
 
 /** The key of the id in bytes[s, e): a number when it is plain digits (nearly always), else its text. */
@@ -134,12 +136,16 @@ export class Versions {
     return then;
   }
 
-  /** The lines to keep when sweeping: every budget's version as known at `cutoff` and each one after. */
+  /**
+   * The lines to keep when sweeping: every budget's version as known at `cutoff` (unless it was
+   * removed by then) and each one after.
+   */
   kept(cutoff: number): number[] {
     const atCutoff = this.knownAt(cutoff);
     const out: number[] = [];
     for (let i = 0; i < this.count; i++)
-      if (this.#from[i]! > cutoff || atCutoff[this.#k[i]!] === i) out.push(i);
+      if (this.#from[i]! > cutoff || (atCutoff[this.#k[i]!] === i && this.row(i).status !== REMOVED))
+        out.push(i);
     return out;
   }
 
