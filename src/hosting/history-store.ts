@@ -170,13 +170,17 @@ export async function sandboxStateDir(base: string): Promise<string> {
   return dir;
 }
 
-/** The embedded sandbox's data is dated from one instant for a week: a restart meets the same budgets. */
-const SEED_KEPT_MS = 7 * 86_400_000;
+/**
+ * The embedded sandbox's data is dated from one instant for 36 hours: the next morning's restart
+ * meets the same budgets (its compare says what changed, not that every date moved), and the demo's
+ * dates never drift far from today.
+ */
+const SEED_KEPT_MS = 36 * 3_600_000;
 
 /**
  * When the embedded sandbox's seed is dated (kept in its directory, so its history compares like
- * with like across restarts, and renewed weekly so the demo's dates stay recent); undefined (now)
- * without history or where it cannot be kept.
+ * with like across restarts, renewed after 36 hours); undefined (now) without history or where it
+ * cannot be kept.
  */
 export async function sandboxSeededAt(env: NodeJS.ProcessEnv, now = Date.now()): Promise<number | undefined> {
   if (env.MMS_REVIEW_HISTORY_DAYS === "0" || env.REDIS_URL) return undefined;
