@@ -75,16 +75,23 @@ export async function compareWith(
     const k = versions?.ids.get(idKeyOfLine(line));
     if (k !== undefined) seenNow[k] = 1;
     const j = k === undefined ? -1 : known![k]!;
+    // Nearly every budget, on a morning: the same line as then, never parsed.
+    if (j !== -1 && versions!.line(j) === line) {
+      tally.unchanged += 1;
+      continue;
+    }
     const now = parseLine(line);
-    if (j === -1 || versions!.row(j).status === REMOVED) {
-      const miss = firstMiss(before, today, now);
-      if (miss === undefined) tally.add("new", now);
-      else {
-        tally.notCompared += 1;
-        misses.set(miss, (misses.get(miss) ?? 0) + 1);
-      }
-    } else if (versions!.line(j) === line) tally.unchanged += 1;
-    else tally.change(versions!.row(j), now);
+    const then = j === -1 ? undefined : versions!.row(j);
+    if (then !== undefined && then.status !== REMOVED) {
+      tally.change(then, now);
+      continue;
+    }
+    const miss = firstMiss(before, today, now);
+    if (miss === undefined) tally.add("new", now);
+    else {
+      tally.notCompared += 1;
+      misses.set(miss, (misses.get(miss) ?? 0) + 1);
+    }
   }
   const removed = today.complete ? await leavers(versions, known, seenNow, today, tally) : [];
   const commonest = [...misses].sort((a, b) => b[1] - a[1])[0]?.[0];
@@ -175,6 +182,7 @@ function asThen(then: HistoryRow, now: PricedBudget | undefined): PricedBudget {
     date_create: then.created,
     approval_date: then.approved === "" ? null : then.approved,
     third_parties_code: then.thirdParty,
+    ...(/^\d+$/.test(then.costCenter) ? { id_cost_center: Number(then.costCenter) } : {}),
   } as Budget;
   return {
     budget,
