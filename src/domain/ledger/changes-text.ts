@@ -44,16 +44,15 @@ function head(asked: Asked, thenAt: number, nowAt: number): string {
 }
 
 function changedSaid(tally: ChangeTally): string {
-  const said = tally.amounts
-    .slice(0, AMOUNTS_SAID)
-    .map(
-      (a) =>
-        `folio ${shown(a.folio)}: ${formatMoney(a.before.total, a.before.currency)} -> ${
-          a.before.currency.code === a.after.currency.code
-            ? formatMoney(a.after.total, a.after.currency).slice(a.after.currency.code.length + 1)
-            : formatMoney(a.after.total, a.after.currency)
-        }`,
-    );
+  const said = tally.amounts.slice(0, AMOUNTS_SAID).map(
+    (a) =>
+      `folio ${shown(a.folio)}: ${formatMoney(a.before.total, a.before.currency)} -> ${
+        // "MXN 7,539.50 -> 8,457.50": the code once when it is the same ISO code.
+        a.before.currency.code === a.after.currency.code && a.after.currency.mapped
+          ? formatMoney(a.after.total, a.after.currency).slice(a.after.currency.code.length + 1)
+          : formatMoney(a.after.total, a.after.currency)
+      }`,
+  );
   const more = tally.tallies.changed.count - said.length;
   return `${said.join("; ")}${more > 0 ? `; ${more} more` : ""}`;
 }
