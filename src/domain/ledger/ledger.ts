@@ -46,6 +46,10 @@ export type Loaded =
   | { kind: "ledger"; ledger: Ledger; bytes: Buffer; versions: Versions }
   | { kind: "unreadable"; why: string; setAsideAs: string | undefined };
 
+/** Decoded ledgers this process wrote or read last, by record name (a few: each is a tenant's whole ledger). */
+const recent = new Map<string, { bytes: Buffer; versions: Versions }>();
+const RECENT_MAX = 4;
+
 export class TenantLedger {
   readonly name: string;
 
@@ -88,6 +92,13 @@ export class TenantLedger {
   async #aside(why: string): Promise<Loaded> {
     const setAsideAs = await this.backend.setAside(this.name).catch(() => undefined);
     return { kind: "unreadable", why, setAsideAs };
+  }
+
+  /** Keep `decoded` as this tenant's latest (a few tenants at most, the oldest out). */
+  remember(decoded: { bytes: Buffer; versions: Versions }): void {
+    recent.delete(this.name);
+    recent.set(this.name, decoded);
+    while (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
   }
 
   update(change: (current: Buffer | undefined) => Buffer | undefined): Promise<boolean> {

@@ -42,6 +42,8 @@ export function merge(
   settings: LedgerSettings,
   now: number,
   cached?: Decoded,
+  /** Told the record written and its versions (when cheap to know: not after a sweep). */
+  onMerged?: (written: Decoded) => void,
 ): Buffer | undefined {
   const ledger = current === undefined ? undefined : unpack(current);
   const versions =
@@ -62,6 +64,12 @@ export function merge(
   const bytes = pack(out);
   if (bytes.length > settings.maxBytes)
     throw new TooLarge(`the ledger would be ${bytes.length} bytes, past MMS_REVIEW_HISTORY_MB`);
+  if (onMerged !== undefined && !sweep) {
+    const added = Buffer.from(fresh.join("\n"), "utf8");
+    const next =
+      versions === undefined ? Versions.decode(added, fresh.length) : versions.extended(added, fresh.length);
+    onMerged({ bytes, versions: next });
+  }
   return bytes;
 }
 

@@ -76,6 +76,31 @@ export class Versions {
     return v;
   }
 
+  /**
+   * These versions and `more` (`count` lines appended by a write): only the new lines are indexed,
+   * so the next call of this process need not decode the whole ledger again.
+   */
+  extended(more: Buffer, count: number): Versions {
+    if (count === 0) return this;
+    if (this.count === 0) return Versions.decode(more, count);
+    const n = this.count;
+    const text = Buffer.concat([this.text, Buffer.from("\n"), more]);
+    const starts = new Uint32Array(n + count + 1);
+    starts.set(this.starts.subarray(0, n));
+    const tail = Versions.decode(more, count);
+    const offset = this.text.length + 1;
+    for (let i = 0; i < count; i++) starts[n + i] = tail.starts[i]! + offset;
+    starts[n + count] = text.length + 1;
+    const v = new Versions(text, starts);
+    for (const [key, k] of this.ids) v.ids.set(key, k);
+    v.latest.set(this.latest);
+    v.#k.set(this.#k);
+    v.#from.set(this.#from);
+    v.#body.set(this.#body);
+    for (let i = n; i < n + count; i++) v.#index(i);
+    return v;
+  }
+
   #index(i: number): void {
     const s = this.starts[i]!;
     const e = this.end(i);

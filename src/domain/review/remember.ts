@@ -158,7 +158,9 @@ async function writeStep(
 ): Promise<boolean> {
   const obs = { at: read.at, coverage: read.coverage, eachLine: read.eachLine, removed: read.removed ?? [] };
   try {
-    const ok = await ledger.update((current) => merge(current, obs, ledger.settings, now, cached));
+    const ok = await ledger.update((current) =>
+      merge(current, obs, ledger.settings, now, cached, (written) => ledger.remember(written)),
+    );
     if (!ok)
       out.notes.push(
         note(

@@ -48,6 +48,35 @@ describe("the ledger's record", () => {
     expect(read(second, T0 + DAY, [line(1), line(2, 2), line(3)])).toBeUndefined();
   });
 
+  it("the versions a write hands back are those a fresh decode of its record gives", () => {
+    const first = read(undefined, T0, [line(1), line(2), line(3)])!;
+    let handed: ReturnType<typeof decode> | undefined;
+    const obs = {
+      at: T0 + DAY,
+      coverage: cov(T0 + DAY),
+      eachLine: (add: (l: string) => void) => [line(1, 2), line(4)].forEach(add),
+      removed: [],
+    };
+    const second = merge(
+      first,
+      obs,
+      settings,
+      T0 + DAY,
+      { bytes: first, versions: decode(unpack(first)) },
+      (w) => {
+        handed = w.versions;
+      },
+    )!;
+    const fresh = decode(unpack(second));
+    expect(handed!.count).toBe(fresh.count);
+    for (const id of [1, 2, 3, 4]) {
+      const [a, b] = [handed!, fresh].map((v) => v.line(v.latest[v.ids.get(id)!]!));
+      expect(a).toBe(b);
+      const [c, d] = [handed!, fresh].map((v) => v.knownAt(T0)[v.ids.get(id)!]);
+      expect(c).toBe(d);
+    }
+  });
+
   it("sweeps past the retention: reads and replaced versions out, removed budgets out, the current state kept", () => {
     let bytes = read(undefined, T0, [line(1), line(2), line(3)]);
     bytes = read(bytes, T0 + DAY, [line(1, 1, 2000), line(2)], [line(3, -1)]);
