@@ -138,14 +138,16 @@ async function leavers(
   tally: ChangeTally,
 ): Promise<string[]> {
   if (versions === undefined || known === undefined) return [];
-  const fetched = new Map(today.fetched.map((r) => [idKeyOfLine(String(r.p.budget.id)), r]));
+  // Built on the first budget that left this review: nearly every morning, none did.
+  let byId: Map<number | string, Kept> | undefined;
+  const fetched = () => (byId ??= new Map(today.fetched.map((r) => [idKeyOfLine(String(r.p.budget.id)), r])));
   const toRead: HistoryRow[] = [];
   for (let k = 0; k < known.length; k++) {
     const j = known[k]!;
     if (j === -1 || seenNow[k] === 1) continue;
     const then = versions.row(j);
     if (!mayHaveMatched(then, today)) continue;
-    const now = fetched.get(idKeyOfLine(then.id));
+    const now = fetched().get(idKeyOfLine(then.id));
     if (now === undefined) toRead.push(then);
     else if (budgetLine(now.p) !== versions.line(j) && today.matchesThen(asThen(then, now.p)))
       tally.change(then, rowOf(now.p), true);
