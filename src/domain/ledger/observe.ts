@@ -42,7 +42,7 @@ export function merge(
   settings: LedgerSettings,
   now: number,
   cached?: Decoded,
-  /** Told the record written and its versions (when cheap to know: not after a sweep). */
+  /** Told the record written and its versions (when cheap to know: not a first write, not a sweep). */
   onMerged?: (written: Decoded) => void,
 ): Buffer | undefined {
   const ledger = current === undefined ? undefined : unpack(current);
@@ -64,12 +64,9 @@ export function merge(
   const bytes = pack(out);
   if (bytes.length > settings.maxBytes)
     throw new TooLarge(`the ledger would be ${bytes.length} bytes, past MMS_REVIEW_HISTORY_MB`);
-  if (onMerged !== undefined && !sweep) {
-    const added = Buffer.from(fresh.join("\n"), "utf8");
-    const next =
-      versions === undefined ? Versions.decode(added, fresh.length) : versions.extended(added, fresh.length);
-    onMerged({ bytes, versions: next });
-  }
+  // A ledger's first write (nearly all of it new) is decoded at the next read instead: less held at once.
+  if (onMerged !== undefined && !sweep && versions !== undefined)
+    onMerged({ bytes, versions: versions.extended(Buffer.from(fresh.join("\n"), "utf8"), fresh.length) });
   return bytes;
 }
 
