@@ -277,6 +277,23 @@ describe("the store under attack", () => {
     expect(unpack(readFileSync(join(dir, file!))).header.cov).toHaveLength(8);
   });
 
+  it("a read that cannot take the tenant's lock is said not stored, and never claimed to be", async () => {
+    const dir = tempDir();
+    const history = await files(dir);
+    await review(history, DAY1, DAY_ONE);
+    const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
+    // Another process holds the lock (a fresh lock file) for the whole call.
+    writeFileSync(join(dir, file!.replace(/\.ledger$/, ".lock")), "4242");
+    const { text } = await review(history, DAY1 + 1000, { ...DAY_ONE, compare_to: "PT1H" });
+    expect(text).toContain(
+      "This read is not stored: another review of this tenant held the ledger too long.",
+    );
+    expect(text).toContain(
+      "Not compared: nothing read before 2026-03-10T08:05Z is kept (history keeps 35 days).",
+    );
+    expect(text).not.toContain("for next time");
+  });
+
   it("opens only regular files: a FIFO where the ledger goes is set aside, never waited on", async () => {
     const dir = tempDir();
     const history = await files(dir);
