@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { BudgetQuery } from "../src/client/types.js";
-import { apiStatus, checkAsk, historyKey, snapshotKey } from "../src/domain/budget-ask.js";
+import { apiStatus, checkAsk, snapshotKey } from "../src/domain/budget-ask.js";
 import {
   budgetsText,
   listBudgets,
@@ -125,6 +125,8 @@ function planQuery(input: Input, ctx: ToolContext) {
     progress: (update: Parameters<typeof ctx.progress>[0]) => ctx.progress(update),
     now: () => ctx.now(),
     defaultLimit: view === "compact" ? DEFAULT_LIMIT : SHORT_VIEW_DEFAULT_LIMIT,
+    // Lists and lookups are remembered too (interface.md §6f): a later compare_to knows what they saw.
+    ledger: ctx.reviews?.history,
     fetchPage: (start: number, limit: number) =>
       ctx.api.queryBudgets({ ...query, start, limit }, { signal: ctx.signal, deadline: ctx.deadline }),
   };
@@ -163,11 +165,18 @@ function reviewSource(
         ? undefined
         : {
             of: reviews.history,
-            key: historyKey(input),
             compareTo:
               input.compare_to === undefined
                 ? undefined
                 : parseCompareTo(input.compare_to, ctx.now().getTime()),
+            // What became of budgets that left the review: one work order (or one id) at a time, paced.
+            lookup: async (q: Omit<BudgetQuery, "start" | "limit">) =>
+              (
+                await ctx.api.queryBudgets(
+                  { ...q, start: 0, limit: 100 },
+                  { signal: ctx.signal, deadline: deadline?.at },
+                )
+              ).data,
           },
     resume: input.resume,
     fresh: input.fresh,
@@ -220,7 +229,7 @@ const queryBudgets = defineTool({
     "Use this tool to review: filters, sort and group_by (age: days old) cover every page; sums never mix currencies; id/wo_folio lookups, every date.",
     'Budgets created in a period: type_date "budget_created".',
     "A partial review continues with its resume; rereads use a snapshot (as_of) unless fresh.",
-    'What changed since the last review: compare_to "previous" (or a duration, P1D, within MMS_REVIEW_HISTORY_DAYS); budgets added to older work orders are new only with budget_created.',
+    'What changed: compare_to "yesterday", "previous", an instant or P1D works with any filters and needs none of the earlier review\'s.',
     'Example: {"status": "pending", "group_by": ["currency"]}',
   ].join("\n"),
   inputSchema: QueryBudgetsInput,

@@ -22,17 +22,17 @@ import type { GroupKey, ReviewFilters, Sort } from "./budget-review.js";
 import { cutFieldsNote, type DiscountKind, type PricedBudget, price } from "./budget-view.js";
 import { readingsLine } from "./discount-readings.js";
 import { fitEstimate } from "./fit.js";
+import type { LedgerOf } from "./ledger/ledger.js";
+import { type Lookup, listRead, thisRead } from "./ledger/review-read.js";
 import { NOTES, type Note } from "./notes.js";
 import { collectPages, DEFAULT_MAX_RECORDS } from "./paging.js";
 import type { ResolvedPeriod } from "./period.js";
 import { tieLine } from "./ranking-ties.js";
 import { emptyHint, lookupOf, statusNotes, unknownCurrencyNotes, unmappedNotes } from "./result-notes.js";
 import { boundNotes, summaryCut } from "./review/bounds.js";
-import type { HistoryOf } from "./review/history.js";
-import { budgetLine } from "./review/history-codec.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
-import { type CompareTo, remember, type ThisReview } from "./review/remember.js";
+import { type CompareTo, remember, type ThisRead } from "./review/remember.js";
 import { matching, type SummaryFigures, summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import type { RepeatedFigures } from "./work-orders.js";
@@ -63,6 +63,8 @@ export interface QueryDeps {
   /** Today, for the age of pending budgets. */
   now(): Date;
   fetchPage: (start: number, limit: number) => Promise<Page<Budget>>;
+  /** The tenant's ledger of budgets seen (interface.md §6f): a list's budgets are recorded too. */
+  ledger?: LedgerOf | undefined;
 }
 
 /** The text's context, kept off the serialized result (a non-enumerable symbol key). */
@@ -156,6 +158,7 @@ export async function listBudgets(input: BudgetsInput, deps: QueryDeps): Promise
   };
   // The whole window in hand: the date basis can be settled on these records (settleList).
   if (out.complete) Object.defineProperty(out, LISTED, { value: { priced, total: result.total } });
+  if (deps.ledger !== undefined) await recordList(out, input, deps, priced);
   return withContext(
     out,
     contextOf(input, deps, { maxRecords, stoppedByCap: result.omitted > 0 && !cut && !stoppedToFit }),
@@ -184,6 +187,26 @@ export async function settleList(
   );
 }
 
+/** A list's budgets into the ledger; a failure is a note, never a failed list. */
+async function recordList(
+  out: QueryBudgetsResult,
+  input: BudgetsInput,
+  deps: QueryDeps,
+  priced: readonly PricedBudget[],
+): Promise<void> {
+  const at = deps.now().getTime();
+  const read = listRead({
+    ask: input,
+    window: deps.window,
+    at,
+    complete: out.complete,
+    discount: deps.discount,
+    priced,
+  });
+  const done = await remember(deps.ledger!, read, undefined, at);
+  if (done.notes.length > 0) out.notes = [...(out.notes ?? []), ...done.notes];
+}
+
 /** Where a review reads its pages and keeps them (interface.md §6c); the tool builds it. */
 export interface ReviewSource extends Omit<ReadDeps, "progress"> {
   /** The snapshot key (window as asked, type_date, filters sent upstream, view) and its words. */
@@ -193,8 +216,8 @@ export interface ReviewSource extends Omit<ReadDeps, "progress"> {
   fresh?: boolean | undefined;
   /** The call's deadline in ms, for the partial result's words; undefined when it runs to completion. */
   deadlineMs?: number | undefined;
-  /** The tenant's review history, the filters as asked, and what to compare with (interface.md §6e). */
-  history?: { of: HistoryOf; key: string; compareTo: CompareTo | undefined } | undefined;
+  /** The tenant's ledger, what to compare with, and how to read budgets that left the review (interface.md §6f). */
+  history?: { of: LedgerOf; compareTo: CompareTo | undefined; lookup: Lookup } | undefined;
   /** The same call on another date basis (interface.md §6g); none for a lookup. */
   other?: BasisDeps["other"] | undefined;
   /** The API's status filter of the call. */
@@ -247,27 +270,25 @@ export async function reviewBudgets(
     await rememberReview(
       out,
       source.history,
-      {
-        key: source.history.key,
+      thisRead({
+        ask: input,
+        window,
+        records: read.state.records,
         at: read.state.startedAt,
-        complete: walk.complete,
-        // In the API's order (the walk keeps pages as they arrive): two reviews' lines then meet in
-        // the same order, and the compare matches each in place.
-        eachLine: (add) => {
-          for (const r of matching(input, records, window).sort((a, b) => a.seq - b.seq))
-            add(budgetLine(r.p));
-        },
-      },
+        complete: walk.complete && !walk.capped,
+        discount: deps.discount,
+        lookup: source.history.lookup,
+      }),
       deps.now().getTime(),
     );
   return out;
 }
 
-/** Compare with the stored review asked for and store this one: `changes`, their lines and notes. */
+/** Compare with what the ledger knew (when asked) and write this read: `changes`, their lines and notes. */
 async function rememberReview(
   out: QueryBudgetsResult,
   history: NonNullable<ReviewSource["history"]>,
-  review: ThisReview,
+  review: ThisRead,
   now: number,
 ): Promise<void> {
   const done = await remember(history.of, review, history.compareTo, now);

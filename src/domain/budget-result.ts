@@ -20,11 +20,11 @@ import {
   plural,
 } from "./budget-view.js";
 import { fitCount, jsonLength } from "./fit.js";
+import type { Changes } from "./ledger/changes.js";
 import { formatMoney } from "./money.js";
 import { type Note, printedNotes } from "./notes.js";
 import { type OldestPending, oldestPendingLine } from "./oldest-pending.js";
 import type { Period } from "./period.js";
-import type { Changes } from "./review/history-compare.js";
 import { thirdPartyText } from "./third-party.js";
 import { jsonLine, shown } from "./upstream-text.js";
 import type { RepeatedWorkOrder } from "./work-orders.js";
@@ -386,7 +386,8 @@ function recordLines(out: QueryBudgetsResult, c: ResultContext): string[] {
 export function budgetsText(out: QueryBudgetsResult): string {
   const c = (out as Carried)[CONTEXT];
   if (c === undefined) return JSON.stringify(out, null, 2);
-  const lines = [head(out, c), ...(c.changes ?? [])];
+  // What changed since an earlier review leads (interface.md §6f): the line an agent repeats to a manager.
+  const lines = [...(c.changes ?? []), head(out, c)];
   const shows = out.view === "summary" ? (out.groups?.length ?? 0) > 0 : out.budgets.length > 0;
   if (shows) lines.push(amountLine(out, c));
   lines.push(...(out.view === "summary" ? summaryLines(out, c) : recordLines(out, c)));

@@ -1,17 +1,24 @@
 /**
- * Review history in Redis (interface.md §6e), shared by every replica: the record of a tenant and
- * filter key at `mms:history:<name>`, and the names of a tenant's records in the set
- * `mms:history-index:<tenant hash>` (for its MMS_REVIEW_HISTORY_MB). Loaded only with REDIS_URL.
- * Each command has a deadline (MCP_REDIS_TIMEOUT_MS, and more for a large record); a Redis that does
- * not answer makes the history unavailable for that call (a note), never a failed review.
+ * The ledger of budgets seen in Redis (interface.md §6f), shared by every replica: a tenant's ledger
+ * at `mms:ledger:<name>` with a TTL of MMS_REVIEW_HISTORY_DAYS (renewed at each write), and its lock
+ * at `mms:ledger-lock:<name>` (SET NX PX, released only by its holder), so two replicas' writes of
+ * one tenant never lose each other's. Loaded only with REDIS_URL. Each command has a deadline
+ * (MCP_REDIS_TIMEOUT_MS, and more for a large record); a Redis that does not answer makes the
+ * history unavailable for that call (a note), never a failed review.
  */
+import { randomBytes } from "node:crypto";
 import { createClient, RESP_TYPES } from "@redis/client";
-import type { HistoryBackend } from "../domain/review/history.js";
+import type { LedgerBackend } from "../domain/ledger/ledger.js";
 import type { Logger } from "../telemetry/logger.js";
 
-const KEY = "mms:history:";
-const INDEX = "mms:history-index:";
-const ASIDE = "mms:history-unreadable:";
+const KEY = "mms:ledger:";
+const LOCK = "mms:ledger-lock:";
+const ASIDE = "mms:ledger-unreadable:";
+const LOCK_MS = 30_000;
+const LOCK_TRIES = 100;
+const LOCK_WAIT_MS = 25;
+/** Delete the lock only when it is still ours. */
+const UNLOCK = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
 function newClient(url: string, timeoutMs: number) {
   return createClient({
@@ -22,10 +29,9 @@ function newClient(url: string, timeoutMs: number) {
 }
 type Client = ReturnType<typeof newClient>;
 
-/** The tenant part of a name (names are `<tenant hash>-<filters hash>`). */
-const tenantOf = (name: string) => name.slice(0, name.indexOf("-"));
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export class RedisHistory implements HistoryBackend {
+export class RedisHistory implements LedgerBackend {
   readonly where = "Redis";
   #client: Promise<Client> | undefined;
 
@@ -39,36 +45,35 @@ export class RedisHistory implements HistoryBackend {
     return this.#run(async (c) => (await c.get(KEY + name)) ?? undefined);
   }
 
-  async write(name: string, data: Buffer): Promise<void> {
-    await this.#run(
-      (c) =>
-        c
-          .multi()
-          .set(KEY + name, data)
-          .sAdd(INDEX + tenantOf(name), name)
-          .exec(),
-      data.length,
-    );
+  async update(
+    name: string,
+    change: (current: Buffer | undefined) => Buffer | undefined,
+    ttlMs: number,
+  ): Promise<boolean> {
+    const token = randomBytes(12).toString("hex");
+    if (!(await this.#lock(name, token))) return false;
+    try {
+      const next = change(await this.read(name));
+      if (next !== undefined)
+        await this.#run(
+          (c) => c.set(KEY + name, next, { expiration: { type: "PX", value: ttlMs } }),
+          next.length,
+        );
+      return true;
+    } finally {
+      await this.#run((c) => c.eval(UNLOCK, { keys: [LOCK + name], arguments: [token] })).catch(() => {});
+    }
   }
 
-  list(prefix: string): Promise<{ name: string; bytes: number }[]> {
-    return this.#run(async (c) => {
-      const names = (await c.sMembers(INDEX + tenantOf(prefix)))
-        .map(String)
-        .filter((n) => n.startsWith(prefix));
-      const sizes = await Promise.all(names.map((n) => c.strLen(KEY + n)));
-      return names.map((name, i) => ({ name, bytes: Number(sizes[i]) })).filter((r) => r.bytes > 0);
-    });
-  }
-
-  async remove(name: string): Promise<void> {
-    await this.#run((c) =>
-      c
-        .multi()
-        .del(KEY + name)
-        .sRem(INDEX + tenantOf(name), name)
-        .exec(),
-    );
+  async #lock(name: string, token: string): Promise<boolean> {
+    for (let i = 0; i < LOCK_TRIES; i++) {
+      const got = await this.#run((c) =>
+        c.set(LOCK + name, token, { condition: "NX", expiration: { type: "PX", value: LOCK_MS } }),
+      );
+      if (got !== null) return true;
+      await pause(LOCK_WAIT_MS);
+    }
+    return false;
   }
 
   async setAside(name: string): Promise<string> {
@@ -77,7 +82,7 @@ export class RedisHistory implements HistoryBackend {
       c
         .multi()
         .rename(KEY + name, aside)
-        .sRem(INDEX + tenantOf(name), name)
+        .pExpire(aside, 35 * 86_400_000)
         .exec(),
     );
     return aside;

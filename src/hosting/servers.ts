@@ -17,7 +17,7 @@ import { DEFAULT_RETRY, longestWriteMs } from "../client/retry.js";
 import type { Clients } from "../client/types.js";
 import type { Config } from "../config/config.js";
 import { VERSION } from "../config/version.js";
-import type { ProcessHistory } from "../domain/review/history.js";
+import type { ProcessLedger } from "../domain/ledger/ledger.js";
 import { createReviewServices, type ProcessReviews } from "../domain/review/services.js";
 import { UserInputError } from "../errors/api-error.js";
 import { IdempotencyStore } from "../idempotency/store.js";
@@ -44,18 +44,19 @@ export interface ServerSetOptions {
   /** Aborted when shutdown outlives the drain: running calls answer "outcome unknown" at once. */
   stopping: AbortSignal;
   /** Where reviews are remembered (interface.md §6e); none when undefined. */
-  history?: ProcessHistory | undefined;
+  history?: ProcessLedger | undefined;
   /** tools/list depends on the caller (OAuth scopes): every list is announced private (interface.md §9b). */
   callerDependentLists?: boolean;
 }
 
 /**
  * Whose review history a server keeps: its tenant and its upstream company (URL and client id, never
- * a secret), so a sandbox's demo data never meets a real company's, nor one company another's.
+ * a secret), so a sandbox's demo data never meets a real company's, nor one company another's. The
+ * embedded sandbox is one company whatever port it drew: its history survives a restart.
  */
-export function historyOwner(name: string | undefined, config: Config): string {
+export function historyOwner(name: string | undefined, config: Config, sandbox = false): string {
   const client = config.oauth?.clientId ?? config.hawk?.id ?? "";
-  return JSON.stringify([name ?? "default", config.baseUrl, client]);
+  return JSON.stringify([name ?? "default", sandbox ? "embedded sandbox" : config.baseUrl, client]);
 }
 
 export interface ServerSet {
@@ -199,7 +200,7 @@ function tenantDeps(
     budgetDiscount: config.budgetDiscount,
     tasks,
     budgetLookbackDays: config.budgetLookbackDays,
-    reviews: reviews.forTenant(name, historyOwner(name, config)),
+    reviews: reviews.forTenant(name, historyOwner(name, config, options.sandbox === true)),
   };
 }
 

@@ -5,8 +5,6 @@
  * is added to `open`, so the caller closes it at shutdown or when a later step refuses the start.
  */
 
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AnyTool } from "../../tools/define.js";
 import type { Config, Env } from "../config/config.js";
 import { ConfigError } from "../errors/api-error.js";
@@ -51,10 +49,8 @@ export async function buildServers(
   open.add(() => budgets.close());
   const history = await openHistory({
     ...(settings.config.history ?? { days: 35, mb: 64, stateDir: undefined }),
-    // The embedded simulator's demo data is kept apart from the user's own history.
-    ...(plan.sandbox && settings.config.history?.stateDir === undefined
-      ? { stateDir: join(tmpdir(), `maintenance-mcp-sandbox-${process.getuid?.() ?? "user"}`) }
-      : {}),
+    // The embedded simulator's demo data is kept apart from the user's own history, found again at each start.
+    sandbox: plan.sandbox,
     redisUrl: settings.hosting.redisUrl,
     redisTimeoutMs: settings.config.redisTimeoutMs ?? 1000,
     logger,

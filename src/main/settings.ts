@@ -16,6 +16,7 @@ import {
 } from "../config/config.js";
 import { PROCESS_WIDE_VARIABLES } from "../config/variables.js";
 import { ConfigError } from "../errors/api-error.js";
+import { sandboxSeededAt } from "../hosting/history-store.js";
 import type { Tenant } from "../hosting/tenants.js";
 import { selectTools } from "../mcp/server.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -58,8 +59,10 @@ export async function upstreamEnv(
 ): Promise<Env> {
   if (!plan.sandbox) return env;
   const { startSandbox } = await import("../sandbox/index.js");
+  const seededAt = await sandboxSeededAt(env);
   const sandbox = await startSandbox({
     logger: logger.child({ component: "sandbox" }),
+    ...(seededAt === undefined ? {} : { seededAt }),
     ...(plan.sandboxRateLimit === undefined ? {} : { rateLimit: { perMinute: plan.sandboxRateLimit } }),
   });
   open.add(() => sandbox.close());

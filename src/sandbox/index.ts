@@ -36,6 +36,8 @@ export interface SandboxOptions {
   clock?: Clock;
   /** Seed of the generated data; default 1. */
   seed?: number;
+  /** The instant the seed's dates are relative to (default: now). The embedded --sandbox keeps one across restarts. */
+  seededAt?: number;
   /** Expose the HTTP control route `/__faults` (in-process control always exists). */
   faults?: boolean;
   /**
@@ -81,7 +83,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? "127.0.0.1";
   const stateFile = options.stateFile;
-  const seed = () => createSeedState(options.seed ?? 1, clock.now());
+  const seed = () => createSeedState(options.seed ?? 1, options.seededAt ?? clock.now());
 
   const store = stateFile === undefined ? undefined : await openStateStore(stateFile, seed, logger);
   const state: SandboxState = store?.state ?? seed();

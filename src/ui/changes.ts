@@ -1,8 +1,10 @@
 /**
- * "Since" beside the totals (interface.md §6e): when the call compared with an earlier review
- * (`compare_to`), what is new, approved and rejected with their amounts per currency, and how many
- * are gone and changed. Read defensively: a result without `changes`, or with one the view cannot
- * read, shows nothing (pure: no DOM; changes-view.ts draws it).
+ * "Since" beside the totals (interface.md §6e, §6f): when the call compared with what was known
+ * earlier (`compare_to`), what is new, approved, rejected and removed with their amounts per
+ * currency, how many changed out and changed (with before and after amounts), and how many could
+ * not be compared and why. Read defensively: a result without `changes`, or with one the view cannot
+ * read, shows nothing; a 6e result (no removed, no not_compared) reads as none of either (pure: no
+ * DOM; changes-view.ts draws it).
  */
 
 export interface ChangeFigures {
@@ -21,7 +23,17 @@ export interface Changes {
   rejected: ChangeFigures;
   gone: ChangeFigures;
   changed: ChangeFigures;
+  removed: ChangeFigures;
+  /** Up to 10 changed budgets' amounts before and after. */
+  amounts: { folio: string; before: Money; after: Money }[];
   unchanged: number;
+  notCompared: { count: number; reason: string };
+}
+
+export interface Money {
+  currency: string;
+  total: number;
+  mapped: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -43,6 +55,22 @@ function figuresOf(v: unknown): ChangeFigures | undefined {
   };
 }
 
+function moneyOf(v: unknown): Money | undefined {
+  if (!isObject(v) || typeof v.currency !== "string" || num(v.total) === undefined) return undefined;
+  return { currency: v.currency, total: v.total as number, mapped: v.currency_unmapped !== true };
+}
+
+function amountsOf(changed: unknown): Changes["amounts"] {
+  const rows = isObject(changed) && Array.isArray(changed.amounts) ? changed.amounts.filter(isObject) : [];
+  return rows.flatMap((r) => {
+    const before = moneyOf(r.before);
+    const after = moneyOf(r.after);
+    return typeof r.folio === "string" && before && after ? [{ folio: r.folio, before, after }] : [];
+  });
+}
+
+const NONE: ChangeFigures = { count: 0, byCurrency: [] };
+
 /** `structuredContent.changes`, or undefined when absent or unreadable. */
 export function readChanges(structured: unknown): Changes | undefined {
   if (!isObject(structured) || !isObject(structured.changes)) return undefined;
@@ -61,6 +89,13 @@ export function readChanges(structured: unknown): Changes | undefined {
     rejected: rejected!,
     gone: gone!,
     changed: changed!,
+    removed: figuresOf(c.removed) ?? NONE,
+    amounts: amountsOf(c.changed),
     unchanged: (isObject(c.unchanged) && num(c.unchanged.count)) || 0,
+    notCompared: {
+      count: (isObject(c.not_compared) && num(c.not_compared.count)) || 0,
+      reason:
+        isObject(c.not_compared) && typeof c.not_compared.reason === "string" ? c.not_compared.reason : "",
+    },
   };
 }

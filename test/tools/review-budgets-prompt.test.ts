@@ -19,13 +19,14 @@ const textOfPrompt = (r: { messages: { content: { type: string; text?: string } 
   r.messages.map((m) => m.content.text ?? "").join("\n");
 
 describe("review_budgets prompt", () => {
-  it("daily: a relative window (the same filters tomorrow), compare_to previous, and the report leads with what changed", async () => {
+  it("daily: a relative window, compare_to yesterday (any filters compare), and the report leads with the first line", async () => {
     const now = new Date("2026-11-28T08:00:00Z");
     const text = textOfPrompt(reviewBudgets.render({ daily: "true", period_days: "7" }, now));
-    const first = 'query_budgets {"since":"P7D","group_by":["status","currency"],"compare_to":"previous"}';
+    const first = 'query_budgets {"since":"P7D","group_by":["status","currency"],"compare_to":"yesterday"}';
     expect(text.split("\n")[0]).toContain(`Daily review: start with ${first}.`);
     expect(text).toContain(`1. Totals by status and currency: ${first}`);
     expect(text).not.toContain('"since":"2026-11-21"');
+    expect(text).toContain("Its first line says what changed since yesterday's review");
     const call = JSON.parse(first.slice("query_budgets ".length));
     const result = await mcp.client.callTool({ name: "query_budgets", arguments: call });
     expect(result.isError).toBeFalsy();
@@ -53,7 +54,7 @@ describe("review_budgets prompt", () => {
           { name: "cost_center", description: "Only this cost center (description or id).", required: false },
           {
             name: "daily",
-            description: "true: compare with the previous review and lead with what changed.",
+            description: "true: compare with yesterday's review and lead with what changed.",
             required: false,
           },
         ],

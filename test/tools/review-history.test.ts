@@ -1,47 +1,46 @@
 /**
- * Review history in-process (interface.md §6e): the codec keeps totals exact; an unreadable record
- * is set aside and named; history off says why; a tenant never reads another's history; two
- * replicas sharing Redis see each other's reviews; retention drops the oldest first; a partial
- * review says the changes are within what both read. The two-process morning is test/e2e/review-history.test.ts.
+ * The ledger of budgets seen, in-process (interface.md §6f): compare_to with any filters, yesterday,
+ * right after a review, nothing earlier; what no earlier read covered is not compared; and the store
+ * under attack (round 5): retention on read and sweep, cost independent of stored records,
+ * concurrent writers, FIFOs, foreign or open directories, gzip bombs, bounded changes, the
+ * sandbox's identity and directory, Redis replicas with a TTL. One clock for sandbox and server.
+ * The two-process mornings through the binary: test/e2e/review-history.test.ts.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Budget } from "../../src/client/types.js";
 import { loadConfig } from "../../src/config/config.js";
-import { price } from "../../src/domain/budget-view.js";
-import { exact } from "../../src/domain/money.js";
-import {
-  type Entry,
-  type HistoryBackend,
-  TenantHistory,
-  unpackRecord,
-} from "../../src/domain/review/history.js";
-import {
-  budgetLine,
-  decodeRows,
-  encodeRows,
-  type HistoryRow,
-  lineOf,
-  rowOf,
-} from "../../src/domain/review/history-codec.js";
+import { pack, unpack } from "../../src/domain/ledger/format.js";
+import type { LedgerBackend, ProcessLedger } from "../../src/domain/ledger/ledger.js";
 import { parseCompareTo } from "../../src/domain/review/remember.js";
 import { createReviewServices } from "../../src/domain/review/services.js";
-import { defaultStateDir, FileHistory, openHistory } from "../../src/hosting/history-store.js";
+import { openHistory, sandboxStateDir } from "../../src/hosting/history-store.js";
+import { historyOwner } from "../../src/hosting/servers.js";
 import { createLogger } from "../../src/telemetry/logger.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
-import { useSandbox } from "../helpers/sandbox.js";
+import { captureLogger, useSandbox } from "../helpers/sandbox.js";
 
-// One clock for everything in play: the sandbox seeds its budgets a day before the first review's
-// clock (2027-01-01 08:00Z), so every review below reads the same 260, on any day the suite runs.
-const SEEDED = Date.parse("2026-12-31T08:00:00Z");
-const fx = useSandbox({ clock: { now: () => SEEDED } });
+const DAY1 = Date.parse("2026-03-10T09:05:00Z");
+const DAY = 86_400_000;
+let clock = DAY1;
+const fx = useSandbox({ clock: { now: () => clock } });
 const quiet = createLogger({ level: "error", sink: () => {} });
 const dirs: string[] = [];
 const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "mms-history-"));
+  const d = mkdtempSync(join(tmpdir(), "mms-ledger-"));
   dirs.push(d);
   return d;
 };
@@ -49,304 +48,413 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const REVIEW = { since: "all", group_by: ["status"], compare_to: "previous" };
-type Result = { structuredContent?: Record<string, unknown> };
+type Result = { structuredContent?: Record<string, unknown>; content: { text?: string }[] };
+type Set_ = { count: number; folios: string[] };
+type ChangesOut = Record<"approved" | "rejected" | "new" | "gone" | "removed", Set_> & {
+  compared_to: { as_of: string };
+  changed: Set_ & { amounts: { folio: string; before: { total: number }; after: { total: number } }[] };
+  not_compared: { count: number; reason: string };
+  unchanged: { count: number };
+};
 
-/** A server of `tenant` over `history` whose clock says `at`; one review call. */
-async function review(
-  history: Awaited<ReturnType<typeof openHistory>>,
-  tenant: string,
-  at: Date,
-  args: Record<string, unknown> = REVIEW,
-): Promise<{ result: Result; text: string }> {
-  const reviews = createReviewServices(
-    { deadlineMs: 45_000, cacheSeconds: 0, cacheMb: 1, inflightMb: 8, clock: () => at.getTime() },
+const files = (dir: string, days = 35) =>
+  openHistory({ days, mb: 64, stateDir: dir, redisUrl: undefined, redisTimeoutMs: 1000, logger: quiet });
+
+const services = (history: ProcessLedger, cacheSeconds: number) =>
+  createReviewServices(
+    { deadlineMs: 45_000, cacheSeconds, cacheMb: 8, inflightMb: 8, clock: () => clock },
     history,
-  ).forTenant(tenant);
-  const mcp = await connect({ clients: fx.clients(), reviews, now: () => at });
+  );
+
+/** A server of `tenant` over `history` whose clock (and the sandbox's) says `at`; one call. */
+async function review(
+  history: ProcessLedger,
+  at: number,
+  args: Record<string, unknown>,
+  options: { tenant?: string; services?: ReturnType<typeof services> } = {},
+): Promise<{ result: Result; text: string; changes: ChangesOut | undefined }> {
+  clock = at;
+  const reviews = (options.services ?? services(history, 0)).forTenant(options.tenant ?? "t");
+  const mcp = await connect({ clients: fx.clients(), reviews, now: () => new Date(clock) });
   try {
     const result = (await mcp.client.callTool({ name: "query_budgets", arguments: args })) as Result;
-    return { result, text: textOf(result) };
+    return {
+      result,
+      text: textOf(result),
+      changes: result.structuredContent?.changes as ChangesOut | undefined,
+    };
   } finally {
     await mcp.close();
   }
 }
 
 const company = () => fx.sb.state.budgets.filter((b) => b.companyId === 1);
+const byFolio = (folio: string) => company().find((b) => b.record.folio === folio)!;
+const pendingFolios = () =>
+  company()
+    .filter((b) => b.record.status === 1)
+    .map((b) => b.record.folio as string);
+const sorted = (a: string[]) => [...a].sort();
+const DAY_ONE = { status: "pending", since: "all", group_by: ["currency"] };
+const DAY_TWO = { since: "all", group_by: ["status", "cost_center"], compare_to: "yesterday" };
 
-describe("the codec", () => {
-  it("round-trips rows exactly, upstream tabs and line breaks included, in well under 60 bytes a budget", () => {
-    const rows: HistoryRow[] = Array.from({ length: 2000 }, (_, i) => ({
-      id: String(7000 + i),
-      folio: i === 0 ? "F\t1\n\\x" : String(100 + i),
-      wo: String(4000 + i),
-      status: 1 + (i % 3),
-      currency: i % 7 === 0 ? { code: "Crédito interno", mapped: false } : { code: "USD", mapped: true },
-      total: i === 1 ? exact("0.0000001") + exact("12.345678") : exact((i * 37.25).toFixed(2)),
-      created: "2026-11-11T13:34:00.905000+00:00",
-      approved: i % 2 ? "" : "2026-11-12 10:00:00",
-      costCenter: String(700 + (i % 9)),
-      thirdParty: `CUS-${i % 40}`,
-      lines: i % 5,
-    }));
-    const blob = encodeRows(rows);
-    expect(decodeRows(blob)).toEqual(rows);
-    expect(blob.length / rows.length).toBeLessThan(60);
+/** Overnight, on the sandbox: 3 approved, 1 rejected, 2 added, 1 changed its lines, 1 removed (all pending before). */
+function overnight(): Record<string, string[]> {
+  const [a1, a2, a3, r1, c1, x1] = pendingFolios();
+  for (const f of [a1!, a2!, a3!]) byFolio(f).record.status = 2;
+  byFolio(r1!).record.status = 3;
+  (byFolio(c1!).record.list_items as { total_cost: number }[])[0]!.total_cost += 10.5;
+  const gone = byFolio(x1!);
+  fx.sb.state.budgets.splice(fx.sb.state.budgets.indexOf(gone), 1);
+  const added = ["N-1", "N-2"].map((folio, i) => {
+    const copy = structuredClone(byFolio(a1!));
+    copy.record = {
+      ...copy.record,
+      id: 990_000 + i,
+      folio,
+      status: 1,
+      date_create: new Date(clock + 3600_000).toISOString(),
+    };
+    fx.sb.state.budgets.push(copy);
+    return folio;
   });
+  return { approved: [a1!, a2!, a3!], rejected: [r1!], new: added, changed: [c1!], removed: [x1!] };
+}
 
-  it("writes a budget's line as its row's line, never a note, a name or who approved", () => {
-    for (const b of company().slice(0, 50)) {
-      const p = price(b.record as unknown as Budget);
-      expect(budgetLine(p)).toBe(lineOf(rowOf(p)));
-      for (const field of ["note", "third_parties_name", "approved_by", "third_parties_email"] as const) {
-        const value = (b.record as Record<string, unknown>)[field];
-        if (typeof value === "string" && value.length > 3) expect(budgetLine(p)).not.toContain(value);
-      }
+describe("compare_to with any filters", () => {
+  it("day two, other filters and groupings, no status: exactly what happened overnight, by folio", async () => {
+    const history = await files(tempDir());
+    const first = await review(history, DAY1, DAY_ONE);
+    expect(first.changes).toBeUndefined();
+    const saved = structuredClone(fx.sb.state.budgets);
+    try {
+      const expected = overnight();
+      const { changes, text } = await review(history, DAY1 + DAY, DAY_TWO);
+      for (const kind of ["approved", "rejected", "new", "changed", "removed"] as const)
+        expect([kind, [...changes![kind].folios].sort()]).toEqual([kind, [...expected[kind]!].sort()]);
+      expect(changes!.gone.count).toBe(0);
+      expect(changes!.changed.amounts).toHaveLength(1);
+      const { before, after } = changes!.changed.amounts[0]!;
+      expect(after.total - before.total).toBeCloseTo(10.5, 6);
+      // Budgets decided before day one were never read: not compared, never new.
+      const decidedBefore = company().length - pendingFolios().length - 4 - 0;
+      expect(changes!.not_compared).toEqual({
+        count: decidedBefore,
+        reason: "earlier reads covered pending budgets only",
+      });
+      expect(text.split("\n")[0]).toMatch(
+        /^(\[sandbox\] )?Since yesterday's review \(2026-03-10 09:05, 1 day ago\): 3 approved \([^)]+\), 1 rejected \([^)]+\), 2 new \([^)]+\), 1 changed \(folio [^:]+: \w+ [\d,.]+ -> [\d,.]+\), 1 removed; \d+ unchanged\. \d+ not compared \(earlier reads covered pending budgets only\)\.$/,
+      );
+    } finally {
+      fx.sb.state.budgets.splice(0, fx.sb.state.budgets.length, ...saved);
     }
   });
 
-  it("compare_to takes previous, an instant or a duration, and refuses anything else with the forms", () => {
-    const now = Date.parse("2027-01-02T08:00:00Z");
-    expect(parseCompareTo("previous", now)).toEqual({ kind: "previous" });
-    expect(parseCompareTo("P1D", now)).toMatchObject({ at: Date.parse("2027-01-01T08:00:00Z") });
-    expect(parseCompareTo("2027-01-01T08:00Z", now)).toMatchObject({
-      at: Date.parse("2027-01-01T08:00:00Z"),
-    });
-    expect(() => parseCompareTo("yesterday", now)).toThrow(
-      /"previous", an ISO 8601 instant .* or a duration back \(P1D\)/,
+  it("with nothing earlier, nothing is claimed; right after a review, previous compares with what was known before it", async () => {
+    const history = await files(tempDir());
+    const shared = services(history, 300);
+    const none = await review(history, DAY1, { ...DAY_ONE, compare_to: "previous" }, { services: shared });
+    expect(none.changes).toBeUndefined();
+    expect(none.text).toContain(
+      "Not compared: nothing read before 2026-03-10T09:04Z is kept (history keeps 35 days); this read is, for next time.",
     );
+    await review(history, DAY1 + 60_000, { since: "all", group_by: ["status"] }, { services: shared });
+    // The same read again within its snapshot's life: answered from it, compared with what was known before it.
+    const again = await review(
+      history,
+      DAY1 + 90_000,
+      { since: "all", group_by: ["status"], compare_to: "previous" },
+      { services: shared },
+    );
+    expect(again.result.structuredContent?.as_of).toBe(new Date(DAY1 + 60_000).toISOString());
+    expect(again.changes?.compared_to.as_of).toBe(new Date(DAY1).toISOString());
+    expect(again.changes?.unchanged.count).toBe(pendingFolios().length);
+  });
+
+  it.each([
+    ["status pending alone", { status: "pending", compare_to: "yesterday", since: "all" }],
+    ["all: true with P1D", { status: "pending", since: "all", all: true, compare_to: "P1D" }],
+    [
+      "budget_created",
+      { type_date: "budget_created", since: "P400D", group_by: ["currency"], compare_to: "yesterday" },
+    ],
+  ])(
+    "the issue's second morning, %s: decided budgets are approved and rejected, never only gone",
+    async (_, args) => {
+      const history = await files(tempDir());
+      await review(history, DAY1, DAY_ONE);
+      const saved = structuredClone(fx.sb.state.budgets);
+      try {
+        const expected = overnight();
+        const { changes } = await review(history, DAY1 + DAY, args);
+        expect(sorted(changes!.approved.folios)).toEqual(sorted(expected.approved!));
+        expect(changes!.rejected.folios).toEqual(expected.rejected);
+        expect(changes!.removed.folios).toEqual(expected.removed);
+        expect(changes!.changed.folios).toEqual(expected.changed);
+        expect(changes!.gone.count).toBe(0);
+      } finally {
+        fx.sb.state.budgets.splice(0, fx.sb.state.budgets.length, ...saved);
+      }
+    },
+  );
+
+  it("remembers what lists saw: a whole list on day one is compared with on day two", async () => {
+    const history = await files(tempDir());
+    const list = await review(history, DAY1, { status: "pending", since: "all", all: true });
+    expect(list.result.structuredContent).toMatchObject({ complete: true, view: "compact" });
+    const saved = structuredClone(fx.sb.state.budgets);
+    try {
+      const expected = overnight();
+      const { changes } = await review(history, DAY1 + DAY, DAY_TWO);
+      expect(sorted(changes!.approved.folios)).toEqual(sorted(expected.approved!));
+      expect(sorted(changes!.new.folios)).toEqual(sorted(expected.new!));
+      expect(changes!.removed.folios).toEqual(expected.removed);
+    } finally {
+      fx.sb.state.budgets.splice(0, fx.sb.state.budgets.length, ...saved);
+    }
+  });
+
+  it("takes previous, yesterday, an instant or a duration, and refuses anything else with the forms", () => {
+    const now = Date.parse("2026-03-11T10:00:00Z");
+    expect(parseCompareTo("yesterday", now)).toEqual({ kind: "yesterday" });
+    expect(parseCompareTo(" Previous ", now)).toEqual({ kind: "previous" });
+    expect(parseCompareTo("P1D", now)).toEqual({ kind: "at", at: now - DAY, asked: "P1D" });
+    expect(parseCompareTo("2026-03-10T08:00", now)).toMatchObject({ at: Date.parse("2026-03-10T08:00:00Z") });
+    expect(() => parseCompareTo("last week", now)).toThrow(/"previous", "yesterday", an ISO 8601 instant/);
   });
 });
 
-describe("settings", () => {
-  const env = { MMS_BASE_URL: "https://h/api", MMS_HAWK_ID: "i", MMS_HAWK_KEY: "k" };
-  it("reads MMS_REVIEW_HISTORY_DAYS, _MB and MMS_STATE_DIR, and refuses a relative directory or a bad number", () => {
-    expect(loadConfig(env).history).toEqual({ days: 35, mb: 64, stateDir: undefined });
-    expect(
-      loadConfig({
-        ...env,
-        MMS_REVIEW_HISTORY_DAYS: "0",
-        MMS_REVIEW_HISTORY_MB: "8",
-        MMS_STATE_DIR: "/var/lib/mms",
-      }).history,
-    ).toEqual({ days: 0, mb: 8, stateDir: "/var/lib/mms" });
-    const bad = () => loadConfig({ ...env, MMS_STATE_DIR: "state", MMS_REVIEW_HISTORY_MB: "0" });
-    expect(bad).toThrow(/MMS_STATE_DIR[^\n]*absolute directory path/);
-    expect(bad).toThrow(/MMS_REVIEW_HISTORY_MB[^\n]*at least 1/);
-  });
-
-  it("puts the user's state directory where each platform keeps it", () => {
-    expect(defaultStateDir({ HOME: "/home/u" }, "linux")).toBe("/home/u/.local/state/maintenance-mcp");
-    expect(defaultStateDir({ HOME: "/home/u", XDG_STATE_HOME: "/s" }, "linux")).toBe("/s/maintenance-mcp");
-    expect(defaultStateDir({ HOME: "/Users/u" }, "darwin")).toBe(
-      "/Users/u/Library/Application Support/maintenance-mcp",
-    );
-    expect(defaultStateDir({ HOME: "/h", LOCALAPPDATA: "C:/Users/u/AppData/Local" }, "win32")).toBe(
-      join("C:/Users/u/AppData/Local", "maintenance-mcp"),
-    );
-  });
-});
-
-describe("history in files", () => {
-  it("compares with the latest review at least P1D old, and a partial review says the changes are within what both read", async () => {
-    const history = await openHistory({
-      days: 35,
-      mb: 64,
-      stateDir: tempDir(),
-      redisUrl: undefined,
-      redisTimeoutMs: 1000,
-      logger: quiet,
-    });
-    const day1 = new Date("2027-01-01T08:00:00Z");
-    await review(history, "t", day1);
-    await review(history, "t", new Date("2027-01-02T07:00:00Z"));
-    const { result, text } = await review(history, "t", new Date("2027-01-02T08:00:00Z"), {
-      ...REVIEW,
-      compare_to: "P1D",
-    });
-    expect(result.structuredContent?.changes).toMatchObject({
-      compared_to: { as_of: day1.toISOString(), age_days: 1 },
-    });
-    expect(text.split("\n")[1]).toMatch(
-      /^Since the review of 2027-01-01 08:00Z \(24 hours ago\): 0 new, 0 approved, 0 rejected, 0 gone, 0 changed, 260 unchanged\.$/,
-    );
-    const capped = await review(history, "t", new Date("2027-01-02T09:00:00Z"), {
-      ...REVIEW,
-      max_records: 100,
-    });
-    expect(capped.result.structuredContent?.changes).toMatchObject({
-      within_both_reads: true,
-      unchanged: { count: 100 },
-      gone: { count: 0 },
-    });
-    expect(capped.text).toContain("This review is partial: the changes are within what both read.");
-  });
-
-  it("sets an unreadable record aside, names it, and stores this review afresh", async () => {
+describe("the store under attack", () => {
+  it("retention applies on read: a 40-day-old read is not compared with MMS_REVIEW_HISTORY_DAYS=35, and the sweep drops it", async () => {
     const dir = tempDir();
-    const history = await openHistory({
-      days: 35,
-      mb: 64,
-      stateDir: dir,
-      redisUrl: undefined,
-      redisTimeoutMs: 1000,
-      logger: quiet,
-    });
-    await review(history, "t", new Date("2027-01-01T08:00:00Z"));
-    const [file] = readdirSync(dir);
-    writeFileSync(join(dir, file!), "not a history record");
-    const { result, text } = await review(history, "t", new Date("2027-01-02T08:00:00Z"));
-    expect(result.structuredContent?.changes).toBeUndefined();
-    const aside = readdirSync(dir).find((f) => f.includes(".unreadable-"));
-    expect(text).toContain(
-      `History unreadable (not a history record): not compared; set aside as ${join(dir, aside!)}.`,
-    );
-    expect(readdirSync(dir).filter((f) => f.endsWith(".history"))).toEqual([file]);
+    const history = await files(dir, 35);
+    await review(history, DAY1 - 40 * DAY, DAY_ONE);
+    const { changes, text } = await review(history, DAY1, { ...DAY_ONE, compare_to: "P40D" });
+    expect(changes).toBeUndefined();
+    expect(text).toContain("Not compared: nothing read before");
+    const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
+    const { header } = unpack(readFileSync(join(dir, file!)));
+    expect(header.cov.map((c) => c.at)).toEqual([DAY1]);
   });
 
-  it("never breaks a review: a directory that stops being writable is a note, and the figures stand", async () => {
+  it("a review reads one record, whatever else the directory holds (40,000 records of other tenants)", async () => {
     const dir = tempDir();
-    const history = await openHistory({
-      days: 35,
-      mb: 64,
-      stateDir: dir,
-      redisUrl: undefined,
-      redisTimeoutMs: 1000,
-      logger: quiet,
-    });
-    // Gone and replaced by a file (chmod would not stop root, who runs CI).
-    rmSync(dir, { recursive: true });
-    writeFileSync(dir, "");
-    const { result, text } = await review(history, "t", new Date("2027-01-01T08:00:00Z"));
-    expect(result.structuredContent).toMatchObject({ complete: true, review: { matched: 260 } });
-    expect(text).toMatch(/Review history \(files in .*\) could not be used this time \(ENOTDIR/);
-  });
-
-  it("is off with MMS_REVIEW_HISTORY_DAYS=0 and says so; nothing is written", async () => {
-    const dir = tempDir();
-    const history = await openHistory({
-      days: 0,
-      mb: 64,
-      stateDir: dir,
-      redisUrl: undefined,
-      redisTimeoutMs: 1000,
-      logger: quiet,
-    });
-    const { text } = await review(history, "t", new Date("2027-01-01T08:00:00Z"));
-    expect(text).toContain("Not compared: review history is off (MMS_REVIEW_HISTORY_DAYS is 0).");
-    expect(readdirSync(dir)).toEqual([]);
-  });
-
-  it("keeps one tenant's history from another: a second tenant's first review finds nothing", async () => {
-    const dir = tempDir();
-    const history = await openHistory({
-      days: 35,
-      mb: 64,
-      stateDir: dir,
-      redisUrl: undefined,
-      redisTimeoutMs: 1000,
-      logger: quiet,
-    });
-    await review(history, "acme", new Date("2027-01-01T08:00:00Z"));
-    const other = await review(history, "globex", new Date("2027-01-02T08:00:00Z"));
-    expect(other.text).toContain("no earlier review of these filters is stored");
-    const own = await review(history, "acme", new Date("2027-01-02T08:00:00Z"));
-    expect(own.result.structuredContent?.changes).toBeDefined();
-    const names = readdirSync(dir);
-    expect(names).toHaveLength(2);
-    for (const name of names) expect(name).not.toMatch(/acme|globex/);
-    expect(new Set(names.map((n) => n.split("-")[0])).size).toBe(2);
-  });
-});
-
-describe("retention", () => {
-  const entry = (at: number, bytes: number): Entry => ({
-    at,
-    complete: true,
-    count: 1,
-    blob: Buffer.alloc(bytes, 1),
-  });
-  it("drops entries past the days, then the tenant's oldest until within its bytes", async () => {
-    const backend: HistoryBackend = new FileHistory(tempDir());
-    const h = new TenantHistory(backend, { days: 2, maxBytes: 3000 }, "t");
-    const day = 86_400_000;
-    await h.add("a", undefined, entry(0, 1000), 0);
-    const loaded = async (key: string) => {
-      const l = await h.load(key);
-      return l.kind === "record" ? l.record : undefined;
+    for (let i = 0; i < 40_000; i++)
+      writeFileSync(join(dir, `ledger-${String(i).padStart(24, "0")}.ledger`), "x");
+    const history = await files(dir);
+    if (!history.on) throw new Error(history.why);
+    const calls: string[] = [];
+    const counted: LedgerBackend = {
+      where: history.backend.where,
+      read: (n) => {
+        calls.push(`read ${n}`);
+        return history.backend.read(n);
+      },
+      update: (n, change, ttl) => {
+        calls.push(`update ${n}`);
+        return history.backend.update(n, change, ttl);
+      },
+      setAside: (n) => {
+        calls.push(`aside ${n}`);
+        return history.backend.setAside(n);
+      },
     };
-    await h.add("a", await loaded("a"), entry(1 * day, 1000), 1 * day);
-    await h.add("a", await loaded("a"), entry(3 * day, 1000), 3 * day);
-    expect((await loaded("a"))!.entries.map((e) => e.at)).toEqual([1 * day, 3 * day]);
-    const kept = await h.add("b", undefined, entry(3 * day + 1, 1000), 3 * day + 1);
-    expect(kept).toEqual({ kept: true });
-    // 3 entries of 1000 bytes plus headers pass 3000: the oldest (a at day 1) goes first.
-    expect((await loaded("a"))!.entries.map((e) => e.at)).toEqual([3 * day]);
-    expect(await h.add("c", undefined, entry(4 * day, 5000), 4 * day)).toEqual({ kept: false });
+    await review({ ...history, backend: counted }, DAY1, { ...DAY_ONE, compare_to: "previous" });
+    expect(calls).toHaveLength(2);
+    expect(new Set(calls.map((c) => c.split(" ")[1])).size).toBe(1);
+  });
+
+  it("concurrent reviews of one tenant lose nothing: in one process, and across two processes' backends", async () => {
+    const dir = tempDir();
+    const one = await files(dir);
+    const two = await files(dir);
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        review(i % 2 === 0 ? one : two, DAY1 + i * 1000, { ...DAY_ONE, since: `P${300 + i}D` }),
+      ),
+    );
+    const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
+    expect(unpack(readFileSync(join(dir, file!))).header.cov).toHaveLength(8);
+  });
+
+  it("a read that cannot take the tenant's lock is said not stored, and never claimed to be", async () => {
+    const dir = tempDir();
+    const history = await files(dir);
+    await review(history, DAY1, DAY_ONE);
+    const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
+    // Another process holds the lock (a fresh lock file) for the whole call.
+    writeFileSync(join(dir, file!.replace(/\.ledger$/, ".lock")), "4242");
+    const { text } = await review(history, DAY1 + 1000, { ...DAY_ONE, compare_to: "PT1H" });
+    expect(text).toContain(
+      "This read is not stored: another review of this tenant held the ledger too long.",
+    );
+    expect(text).toContain(
+      "Not compared: nothing read before 2026-03-10T08:05Z is kept (history keeps 35 days).",
+    );
+    expect(text).not.toContain("for next time");
+  });
+
+  it("opens only regular files: a FIFO where the ledger goes is set aside, never waited on", async () => {
+    const dir = tempDir();
+    const history = await files(dir);
+    await review(history, DAY1, DAY_ONE);
+    const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
+    rmSync(join(dir, file!));
+    execFileSync("mkfifo", [join(dir, file!)]);
+    const { result, text } = await review(history, DAY1 + 1000, { ...DAY_ONE, compare_to: "previous" });
+    expect(result.structuredContent?.complete).toBe(true);
+    expect(text).toMatch(/History unreadable \(it is not a regular file\): not compared; set aside as /);
+  });
+
+  it("refuses a gzip bomb: a record that would inflate far past its own size", async () => {
+    const dir = tempDir();
+    const history = await files(dir);
+    await review(history, DAY1, DAY_ONE);
+    const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x31), { level: 9 });
+    const header = { v: 1, cov: [], n: 1, raw: 64 * 1024 * 1024, oldest: DAY1 };
+    writeFileSync(join(dir, file!), pack({ header, blob: bomb } as never));
+    const { text } = await review(history, DAY1 + 1000, { ...DAY_ONE, compare_to: "previous" });
+    expect(text).toMatch(/History unreadable \(it claims 67108864 bytes from \d+ compressed\)/);
+  });
+
+  it("refuses a state directory others can write, or another user's, with a warning", async () => {
+    const open = join(tempDir(), "open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const { logger, lines } = captureLogger();
+    const history = await openHistory({
+      days: 35,
+      mb: 64,
+      stateDir: open,
+      redisUrl: undefined,
+      redisTimeoutMs: 1000,
+      logger,
+    });
+    expect(history).toMatchObject({
+      on: false,
+      why: expect.stringContaining("can be written by other users (mode 777)"),
+    });
+    expect(lines.join("\n")).toContain("review history is off");
+    if (process.getuid?.() === 0) {
+      const theirs = join(tempDir(), "theirs");
+      mkdirSync(theirs, { mode: 0o700 });
+      chownSync(theirs, 4242, 4242);
+      expect(await files(theirs)).toMatchObject({
+        on: false,
+        why: expect.stringContaining("belongs to another user (uid 4242)"),
+      });
+    }
+  });
+
+  it("bounds folios in changes: 50 a kind, each cut to 60 characters", async () => {
+    const history = await files(tempDir());
+    await review(history, DAY1, DAY_ONE);
+    const saved = structuredClone(fx.sb.state.budgets);
+    try {
+      const pending = company().filter((b) => b.record.status === 1);
+      for (const b of pending) {
+        b.record.status = 2;
+        b.record.folio = `${b.record.folio}-${"x".repeat(500)}`;
+      }
+      const { changes, result } = await review(history, DAY1 + DAY, DAY_TWO);
+      expect(changes!.approved.count).toBe(pending.length);
+      expect(changes!.approved.folios.length).toBeLessThanOrEqual(50);
+      for (const f of changes!.approved.folios) expect(f.length).toBeLessThanOrEqual(60);
+      expect(JSON.stringify(result.structuredContent).length).toBeLessThan(80_000);
+    } finally {
+      fx.sb.state.budgets.splice(0, fx.sb.state.budgets.length, ...saved);
+    }
+  });
+
+  it("6e's per-filter records are not read: moved aside with a warning at start, never an error", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "0123456789abcdef01234567-89abcdef0123456789abcdef.history"), "MMSH1\nold");
+    const { logger, lines } = captureLogger();
+    const history = await openHistory({
+      days: 35,
+      mb: 64,
+      stateDir: dir,
+      redisUrl: undefined,
+      redisTimeoutMs: 1000,
+      logger,
+    });
+    expect(readdirSync(join(dir, "6e-history"))).toHaveLength(1);
+    expect(lines.join("\n")).toContain("records of the earlier per-filter format are no longer read");
+    const { result, text } = await review(history, DAY1, { ...DAY_ONE, compare_to: "previous" });
+    expect(result.structuredContent?.complete).toBe(true);
+    expect(text).toContain("Not compared: nothing read before");
+  });
+
+  it("the sandbox is one company whatever its port, and its directory has a random name found again", async () => {
+    const a = loadConfig({ ...fx.sb.env(), MMS_BASE_URL: "http://127.0.0.1:40001/api" });
+    const b = loadConfig({ ...fx.sb.env(), MMS_BASE_URL: "http://127.0.0.1:40002/api" });
+    expect(historyOwner(undefined, a, true)).toBe(historyOwner(undefined, b, true));
+    expect(historyOwner(undefined, a)).not.toBe(historyOwner(undefined, b));
+    const base = tempDir();
+    const first = await sandboxStateDir(base);
+    expect(first).toMatch(/sandbox-[0-9a-f]{16}$/);
+    expect(await sandboxStateDir(base)).toBe(first);
   });
 });
 
-describeRedis("history in Redis", () => {
+describeRedis("the ledger in Redis", () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedis();
   });
-  afterAll(() => redis?.stop());
+  afterAll(async () => {
+    await redis?.stop();
+  });
 
-  it("two replicas share it: the second replica compares with the first replica's review", async () => {
+  it("two replicas share it, writing at once lose nothing, and the key carries the retention as its TTL", async () => {
     const replica = () =>
       openHistory({
         days: 35,
         mb: 64,
         stateDir: undefined,
         redisUrl: redis.url,
-        redisTimeoutMs: 1000,
+        redisTimeoutMs: 2000,
         logger: quiet,
       });
-    const [a, b] = [await replica(), await replica()];
+    const [one, two] = await Promise.all([replica(), replica()]);
     try {
-      await review(a, "t", new Date("2027-01-01T08:00:00Z"));
-      const folio = company().find((x) => x.record.status === 1)!;
-      folio.record.status = 2;
-      const { result, text } = await review(b, "t", new Date("2027-01-02T08:00:00Z"));
-      folio.record.status = 1;
-      expect(result.structuredContent?.changes).toMatchObject({
-        approved: { count: 1, folios: [folio.record.folio] },
-      });
-      expect(text.split("\n")[1]).toMatch(
-        /^Since the review of 2027-01-01 08:00Z \(24 hours ago\): 0 new, 1 approved \(\w+ [\d,.]+\), 0 rejected/,
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          review(i % 2 === 0 ? one : two, DAY1 + i * 1000, { ...DAY_ONE, since: `P${300 + i}D` }),
+        ),
       );
-      const other = await review(b, "other", new Date("2027-01-02T08:00:00Z"));
-      expect(other.text).toContain("no earlier review of these filters is stored");
+      const { changes } = await review(two, DAY1 + 10_000, { ...DAY_ONE, compare_to: "previous" });
+      expect(changes?.unchanged.count).toBe(pendingFolios().length);
+      const keys = execFileSync("redis-cli", [
+        "-p",
+        String(redis.port),
+        "--scan",
+        "--pattern",
+        "mms:ledger:*",
+      ])
+        .toString()
+        .trim()
+        .split("\n");
+      expect(keys).toHaveLength(1);
+      const ttl = Number(execFileSync("redis-cli", ["-p", String(redis.port), "PTTL", keys[0]!]).toString());
+      expect(ttl).toBeGreaterThan(34 * DAY);
+      const raw = execFileSync("redis-cli", [
+        "-p",
+        String(redis.port),
+        "--no-raw",
+        "STRLEN",
+        keys[0]!,
+      ]).toString();
+      expect(Number(raw.replace(/\D/g, ""))).toBeGreaterThan(0);
+      const cov = JSON.parse(
+        execFileSync("redis-cli", ["-p", String(redis.port), "GETRANGE", keys[0]!, "6", "200000"])
+          .toString()
+          .split("\n")[0]!,
+      ).cov;
+      expect(cov).toHaveLength(7);
     } finally {
-      for (const h of [a, b]) if (h.on) await h.backend.close?.();
-    }
-  });
-
-  it("an unreadable key is set aside and named", async () => {
-    const history = await openHistory({
-      days: 35,
-      mb: 64,
-      stateDir: undefined,
-      redisUrl: redis.url,
-      redisTimeoutMs: 1000,
-      logger: quiet,
-    });
-    if (!history.on) throw new Error(history.why);
-    try {
-      const args = { ...REVIEW, since: "P3650D" };
-      await review(history, "u", new Date("2027-01-01T08:00:00Z"), args);
-      const tenant = new TenantHistory(history.backend, history.settings, "u").nameOf("").split("-")[0];
-      const [name] = await history.backend.list(`${tenant}-`);
-      await history.backend.write(name!.name, Buffer.from("garbage"));
-      const { text } = await review(history, "u", new Date("2027-01-02T08:00:00Z"), args);
-      expect(text).toMatch(
-        /History unreadable \(not a history record\): not compared; set aside as mms:history-unreadable:/,
-      );
-      const stored = await history.backend.read(name!.name);
-      expect(unpackRecord(stored!).entries).toHaveLength(1);
-    } finally {
-      await history.backend.close?.();
+      for (const h of [one, two]) if (h.on) await h.backend.close?.();
     }
   });
 });

@@ -51,6 +51,46 @@ describe("the view's since figures", () => {
     });
   });
 
+  it("reads 6f's removed, not compared and changed amounts; a 6e result reads as none of them", () => {
+    const sixF = {
+      ...changes,
+      removed: set(1, [{ currency: "CLP", total: 971139 }]),
+      not_compared: { count: 160, reason: "earlier reads covered pending budgets only" },
+      changed: {
+        ...set(1),
+        amounts: [
+          {
+            folio: "230",
+            before: { currency: "MXN", total: 7539.5 },
+            after: { currency: "MXN", total: 8457.5 },
+          },
+          { folio: "bad", before: { currency: "MXN" } },
+        ],
+      },
+    };
+    expect(readChanges({ changes: sixF })).toMatchObject({
+      removed: { count: 1, byCurrency: [{ currency: "CLP", total: 971139, mapped: true }] },
+      notCompared: { count: 160, reason: "earlier reads covered pending budgets only" },
+      amounts: [
+        {
+          folio: "230",
+          before: { currency: "MXN", total: 7539.5, mapped: true },
+          after: { currency: "MXN", total: 8457.5, mapped: true },
+        },
+      ],
+    });
+    expect(readChanges({ changes })).toMatchObject({
+      removed: { count: 0, byCurrency: [] },
+      notCompared: { count: 0, reason: "" },
+      amounts: [],
+    });
+    for (const lang of ["en", "es", "pt"] as const) {
+      const t = messagesFor(lang).since;
+      expect(t.removed(2, 1)).toMatch(/2/);
+      expect(t.notCompared(160)).toMatch(/160/);
+    }
+  });
+
   it.each([
     ["absent", undefined],
     ["not an object", "5 new"],

@@ -2,19 +2,12 @@
  * A review as its history keeps it (interface.md §6e): per budget only what a comparison needs —
  * id, folio, work order, status, ISO currency, the exact total, dates, cost center, third party
  * code, line count — never notes, names, addresses or anything of the caller. Rows are tab-separated
- * text, gzipped (node:zlib): about 20 bytes a budget. Totals are integers: cents when the amount has
- * no finer part (nearly always), else the exact 10^-6 units with a `u` before them; never a float.
+ * text (the ledger gzips them: src/domain/ledger/format.ts). Totals are integers: cents when the
+ * amount has no finer part (nearly always), else the exact 10^-6 units with a `u` before them; never
+ * a float. A budget the API no longer returns is its last line with status -1 (ledger/versions.ts).
  */
-import { createRequire } from "node:module";
 import type { PricedBudget } from "../budget-view.js";
 import type { Currency, Exact } from "../money.js";
-
-// node:zlib (3-4 ms to load) on a history's first read or write, not at every start before tools/list.
-const require = createRequire(import.meta.url);
-let zlibModule: typeof import("node:zlib") | undefined;
-const zlib = () => (zlibModule ??= require("node:zlib") as typeof import("node:zlib"));
-const gzipSync: typeof import("node:zlib").gzipSync = (data, options) => zlib().gzipSync(data, options);
-const gunzipSync: typeof import("node:zlib").gunzipSync = (data, options) => zlib().gunzipSync(data, options);
 
 /** One budget of a stored review. */
 export interface HistoryRow {
@@ -101,127 +94,4 @@ export function parseLine(line: string): HistoryRow {
     thirdParty: unescaped(f[9]!),
     lines,
   };
-}
-
-// Level 1: a quarter of the default's time for a few bytes more a budget (bench section 11).
-const GZIP = { level: 1 };
-/** Bytes of text gzipped at a time (about 6,000 budgets): a review's whole text is never in memory at once. */
-const CHUNK_BYTES = 512 * 1024;
-const NEWLINE = 10;
-
-/**
- * A review's lines, gzipped a chunk at a time, each chunk its own gzip member: gunzip reads
- * concatenated members as one stream (RFC 1952, 2.2), so the blob is the same text as one gzip of
- * all the lines joined by \n, and records written either way read alike. Each line is written into
- * the chunk's buffer as it comes, so it dies young (a chunk of strings kept alive made V8 grow its
- * young generation: +8 MiB of RSS). `onChunk` sees each chunk's bytes (UTF-8; its lines separated
- * by \n, the first from byte `from`) before they are compressed: the compare reads them there.
- */
-export class LineEncoder {
-  count = 0;
-  #buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  #pos = 0;
-  /** Lines before this chunk: when any, the chunk starts with the \n that ends the last of them. */
-  #before = 0;
-  readonly #members: Buffer[] = [];
-
-  constructor(
-    readonly onChunk?: (bytes: Buffer, from: number) => void,
-    /** false: only counted and shown to onChunk (a review already stored is not stored again). */
-    readonly compress = true,
-  ) {}
-
-  add(line: string): void {
-    // At most 3 UTF-8 bytes a UTF-16 unit, and the \n before it.
-    const room = line.length * 3 + 1;
-    if (this.#pos + room > this.#buf.length) {
-      this.#flush();
-      if (room > this.#buf.length) this.#buf = Buffer.allocUnsafe(room);
-    }
-    if (this.count > 0) this.#buf[this.#pos++] = NEWLINE;
-    this.#pos += this.#buf.write(line, this.#pos, "utf8");
-    this.count += 1;
-  }
-
-  /** The gzipped lines (a gzip of nothing when there are none). */
-  finish(): Buffer {
-    this.#flush();
-    if (this.#members.length === 0) return this.compress ? gzipSync(Buffer.alloc(0), GZIP) : Buffer.alloc(0);
-    return this.#members.length === 1 ? this.#members[0]! : Buffer.concat(this.#members);
-  }
-
-  #flush(): void {
-    if (this.count === this.#before) return;
-    const bytes = this.#buf.subarray(0, this.#pos);
-    this.onChunk?.(bytes, this.#before > 0 ? 1 : 0);
-    if (this.compress) this.#members.push(gzipSync(bytes, GZIP));
-    this.#pos = 0;
-    this.#before = this.count;
-  }
-}
-
-/** The lines, gzipped. */
-export function encodeLines(lines: Iterable<string>): Buffer {
-  const encoder = new LineEncoder();
-  for (const line of lines) encoder.add(line);
-  return encoder.finish();
-}
-
-/**
- * A stored review decoded for a compare: its text as one buffer and where each line starts, not
- * 30,000 strings; a line becomes a string only when it differs from today's.
- */
-export class StoredLines {
-  private constructor(
-    readonly text: Buffer,
-    /** count + 1 offsets: line i is text[starts[i], starts[i + 1] - 1). */
-    readonly starts: Uint32Array,
-  ) {}
-
-  get count(): number {
-    return this.starts.length - 1;
-  }
-
-  /** The lines of `blob`, `count` of them; throws when it is not what LineEncoder wrote. */
-  static decode(blob: Buffer, count: number): StoredLines {
-    const text = gunzipSync(blob);
-    // A count no text of this length can hold is refused before anything is allocated for it.
-    if (!Number.isSafeInteger(count) || count < 0 || count > text.length + 1)
-      throw new Error(`${count} rows recorded for ${text.length} bytes`);
-    const starts = new Uint32Array(count + 1);
-    let n = 0;
-    for (let at = 0; text.length > 0; ) {
-      if (n < count) starts[n] = at;
-      n += 1;
-      const nl = text.indexOf(NEWLINE, at);
-      if (nl === -1) break;
-      at = nl + 1;
-    }
-    if (n !== count) throw new Error(`${n} rows, not the ${count} recorded`);
-    starts[count] = text.length + 1;
-    return new StoredLines(text, starts);
-  }
-
-  end(i: number): number {
-    return this.starts[i + 1]! - 1;
-  }
-
-  line(i: number): string {
-    return this.text.toString("utf8", this.starts[i]!, this.end(i));
-  }
-}
-
-/** The lines of `blob`, `count` of them; throws when it is not what encodeLines wrote. */
-export function decodeLines(blob: Buffer, count: number): string[] {
-  const stored = StoredLines.decode(blob, count);
-  return Array.from({ length: count }, (_, i) => stored.line(i));
-}
-
-/** The rows, gzipped. */
-export const encodeRows = (rows: readonly HistoryRow[]): Buffer => encodeLines(rows.map(lineOf));
-
-/** The rows of `blob`; throws on anything that is not what encodeRows wrote. */
-export function decodeRows(blob: Buffer): HistoryRow[] {
-  const body = gunzipSync(blob).toString("utf8");
-  return body === "" ? [] : body.split("\n").map(parseLine);
 }

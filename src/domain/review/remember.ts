@@ -1,13 +1,19 @@
 /**
- * A review's history step (interface.md §6e), run after its result is built: compare with the
- * stored review `compare_to` names, then store this one for next time. Nothing here can fail a
- * review: history that is off, unreadable, unreachable or full becomes a note (code, text, params).
+ * A read's ledger step (interface.md §6f), run after its result is built: compare with what the
+ * tenant's ledger knew at the instant `compare_to` names (when asked), then write what this read
+ * saw. Nothing here can fail a review: a ledger that is off, unreadable, unreachable or full becomes
+ * a note (code, text, params).
  */
 import { UserInputError } from "../../errors/api-error.js";
+import type { Changes } from "../ledger/changes.js";
+import { type Asked, changesLines } from "../ledger/changes-text.js";
+import { type Compared, compareWith, type Today } from "../ledger/compare.js";
+import type { Coverage } from "../ledger/coverage.js";
+import type { Ledger } from "../ledger/format.js";
+import { DAY_MS, type LedgerOf, type TenantLedger } from "../ledger/ledger.js";
+import { type Decoded, merge, TooLarge } from "../ledger/observe.js";
+import type { Versions } from "../ledger/versions.js";
 import { minusDuration } from "../period.js";
-import { type Entry, type HistoryOf, type HistoryRecord, type Loaded, pickEntry } from "./history.js";
-import { LineEncoder, StoredLines } from "./history-codec.js";
-import { type Changes, type Compared, Comparison, changesText } from "./history-compare.js";
 
 /** A note as results carry them (the `{ code, text, params }` shape of structuredContent.notes). */
 export interface HistoryNote {
@@ -26,33 +32,46 @@ export const HISTORY_NOTE_CODES = [
 ] as const;
 export type HistoryNoteCode = (typeof HISTORY_NOTE_CODES)[number];
 
-/** What the caller asked to compare with: the review before this one, or one at least this old. */
-export type CompareTo = { kind: "previous" } | { kind: "before"; at: number; asked: string };
+/** The instant to compare with: the state known before this read, at the end of yesterday, or at an instant. */
+export type CompareTo =
+  | { kind: "previous" }
+  | { kind: "yesterday" }
+  | { kind: "at"; at: number; asked: string };
 
-/** `compare_to` as given: "previous", an ISO 8601 instant, or a duration back (P1D). */
+/** `compare_to` as given: "previous", "yesterday", an ISO 8601 instant, or a duration back (P1D). */
 export function parseCompareTo(raw: string, now: number): CompareTo {
   const text = raw.trim();
-  if (text.toLowerCase() === "previous") return { kind: "previous" };
+  const lower = text.toLowerCase();
+  if (lower === "previous" || lower === "yesterday") return { kind: lower };
   const back = minusDuration(text, now);
-  if (back !== undefined) return { kind: "before", at: back, asked: text };
+  if (back !== undefined) return { kind: "at", at: back, asked: text };
   if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
     const at = Date.parse(/T.*(Z|[+-]\d\d:?\d\d)$/i.test(text) || !text.includes("T") ? text : `${text}Z`);
-    if (Number.isFinite(at)) return { kind: "before", at, asked: text };
+    if (Number.isFinite(at)) return { kind: "at", at, asked: text };
   }
   throw new UserInputError(
-    `compare_to: "${raw}" is not "previous", an ISO 8601 instant (2026-11-27T08:00Z) or a duration back (P1D)`,
+    `compare_to: "${raw}" is not "previous", "yesterday", an ISO 8601 instant (2026-11-27T08:00Z) or a duration back (P1D)`,
     { field: "compare_to" },
   );
 }
 
-export interface ThisReview {
-  /** The filters as asked (interface.md §6e), as a stable key. */
-  key: string;
-  /** When its budgets were read (epoch ms): the result's as_of. */
+/** The instant `c` names for a read at `readAt` ("today" is UTC, as every result's). */
+export function instantOf(c: CompareTo, readAt: number, now: number): number {
+  if (c.kind === "previous") return readAt - 1;
+  if (c.kind === "yesterday") return Math.min(Math.floor(now / DAY_MS) * DAY_MS - 1, readAt - 1);
+  return Math.min(c.at, readAt - 1);
+}
+
+export interface ThisRead {
+  /** When its budgets were read (epoch ms): the result's as_of; the versions' seen-from. */
   at: number;
-  complete: boolean;
-  /** Gives its matching budgets as history lines (history-codec.ts lineOf), one at a time, only when needed. */
+  coverage: Coverage;
+  /** Every budget it fetched, as history lines, one at a time. */
   eachLine: (add: (line: string) => void) => void;
+  /** What the compare needs of this review. */
+  today: Today;
+  /** Budgets the compare found removed (their last line, status -1): written with this read. */
+  removed?: string[];
 }
 
 export interface Remembered {
@@ -64,177 +83,120 @@ export interface Remembered {
 const note = (code: HistoryNoteCode, text: string, params?: HistoryNote["params"]): HistoryNote =>
   params === undefined ? { code, text } : { code, text, params };
 
-/** Compare (when asked) and store `review`; every failure is a note. */
+/** Compare (when asked) and write `read`; every failure is a note. */
 export async function remember(
-  history: HistoryOf,
-  review: ThisReview,
+  of: LedgerOf,
+  read: ThisRead,
   compareTo: CompareTo | undefined,
   now: number,
 ): Promise<Remembered> {
-  if (!history.on)
-    return {
-      lines: [],
-      notes:
-        compareTo === undefined
-          ? []
-          : [
-              note("history_off", `Not compared: review history is off (${history.why}).`, {
-                reason: history.why,
-              }),
-            ],
-    };
   const out: Remembered = { lines: [], notes: [] };
-  let loaded: Loaded;
-  try {
-    loaded = await history.history.load(review.key);
-  } catch (e) {
-    out.notes.push(unavailable(e, history.history.backend.where));
+  if (!of.on) {
+    if (compareTo !== undefined)
+      out.notes.push(
+        note("history_off", `Not compared: review history is off (${of.why}).`, { reason: of.why }),
+      );
     return out;
   }
-  if (loaded.kind === "unreadable")
-    out.notes.push(
-      note(
-        "history_unreadable",
-        `History unreadable (${loaded.why}): not compared; ${loaded.setAsideAs ? `set aside as ${loaded.setAsideAs}` : "it could not be set aside"}.`,
-        { reason: loaded.why, set_aside_as: loaded.setAsideAs ?? "" },
-      ),
-    );
-  const record = loaded.kind === "record" ? loaded.record : undefined;
-  // A result answered from the snapshot is the review already stored: nothing new to keep.
-  const stored = record?.entries.some((e) => e.at === review.at) === true;
-  const ask = loaded.kind === "unreadable" ? undefined : compareTo;
-  const entry = compareAndEncode(out, record, review, ask, !stored, now);
-  if (entry !== undefined && !stored) await storeStep(out, history, review.key, record, entry, now);
+  const { ledger } = of;
+  let cached: Decoded | undefined;
+  let nothingBefore: number | undefined;
+  try {
+    const loaded = await ledger.load();
+    if (loaded.kind === "unreadable") out.notes.push(unreadable(loaded.why, loaded.setAsideAs));
+    const found = loaded.kind === "ledger" ? loaded : undefined;
+    if (found !== undefined) cached = { bytes: found.bytes, versions: found.versions };
+    if (compareTo !== undefined && loaded.kind !== "unreadable")
+      nothingBefore = await compareStep(out, ledger, found, read, compareTo, now);
+  } catch (e) {
+    out.notes.push(unavailable(e, ledger.backend.where));
+  }
+  const stored = await writeStep(out, ledger, read, now, cached);
+  if (nothingBefore !== undefined) out.notes.push(firstReview(nothingBefore, ledger.settings.days, stored));
   return out;
 }
 
-/**
- * Compare (when asked) and encode (when it is to be stored) in one pass; the earlier review,
- * decoded, lives only here, so it is garbage before the store writes. Undefined: nothing to do.
- */
-function compareAndEncode(
+/** The compare, said in `out`; the instant compared with when nothing was read before it. */
+async function compareStep(
   out: Remembered,
-  record: HistoryRecord | undefined,
-  review: ThisReview,
-  compareTo: CompareTo | undefined,
-  compress: boolean,
-  now: number,
-): Entry | undefined {
-  const comparing = compareTo === undefined ? undefined : startCompare(out, record, review, compareTo);
-  if (comparing === undefined && !compress) return undefined;
-  const entry = linesPass(review, comparing, compress);
-  if (comparing !== undefined) finishCompare(out, comparing, review, now);
-  return entry;
-}
-
-/** A compare under way: the earlier review decoded, fed today's lines chunk by chunk. */
-class Comparing {
-  error: Error | undefined;
-  constructor(
-    readonly comparison: Comparison,
-    readonly earlierAt: number,
-  ) {}
-
-  /** A line the earlier review holds that does not parse stops the compare, never the store. */
-  chunk(bytes: Buffer, from: number): void {
-    if (this.error !== undefined) return;
-    try {
-      this.comparison.chunk(bytes, from);
-    } catch (e) {
-      this.error = e instanceof Error ? e : new Error(String(e));
-    }
-  }
-}
-
-const notCompared = (reason: string): HistoryNote =>
-  note("history_unreadable", `History unreadable (${reason}): not compared.`, { reason });
-
-/** The stored review `compareTo` names, decoded; or a note why there is none to compare with. */
-function startCompare(
-  out: Remembered,
-  record: HistoryRecord | undefined,
-  review: ThisReview,
+  ledger: TenantLedger,
+  found: { ledger: Ledger; versions: Versions } | undefined,
+  read: ThisRead,
   compareTo: CompareTo,
-): Comparing | undefined {
-  const notAfter = compareTo.kind === "previous" ? review.at - 1 : Math.min(compareTo.at, review.at - 1);
-  const earlier = record === undefined ? undefined : pickEntry(record.entries, notAfter);
-  if (earlier === undefined) {
-    const what =
-      compareTo.kind === "previous" ? "no earlier review" : `no review taken by ${compareTo.asked}`;
-    out.notes.push(
-      note(
-        "history_first_review",
-        `Not compared: ${what} of these filters is stored; this one is, for next time.`,
-        { compare_to: compareTo.kind === "previous" ? "previous" : compareTo.asked },
-      ),
-    );
-    return undefined;
-  }
-  try {
-    const then = StoredLines.decode(earlier.blob, earlier.count);
-    return new Comparing(new Comparison(then, { complete: earlier.complete, at: earlier.at }), earlier.at);
-  } catch (e) {
-    out.notes.push(notCompared((e as Error).message));
-    return undefined;
-  }
+  now: number,
+): Promise<number | undefined> {
+  const then = instantOf(compareTo, read.at, now);
+  // Retention applies on read: nothing older than MMS_REVIEW_HISTORY_DAYS is compared with.
+  const reads = (found?.ledger.header.cov ?? []).filter((c) => c.c && c.at >= now - ledger.retentionMs);
+  const compared = await compareWith(found?.versions, reads, then, read.today);
+  if (compared === undefined) return then;
+  said(out, compared, compareTo, read, now);
+  read.removed = compared.removed;
+  return undefined;
 }
 
-/**
- * One pass over this review's lines: each chunk compared (when asked) and gzipped (when it is to be
- * stored) as it is made, so neither the lines nor their whole text are ever all in memory at once.
- */
-function linesPass(review: ThisReview, comparing: Comparing | undefined, compress: boolean): Entry {
-  const encoder = new LineEncoder(
-    comparing === undefined ? undefined : (bytes, from) => comparing.chunk(bytes, from),
-    compress,
-  );
-  review.eachLine((line) => encoder.add(line));
-  return { at: review.at, complete: review.complete, count: encoder.count, blob: encoder.finish() };
-}
-
-function finishCompare(out: Remembered, comparing: Comparing, review: ThisReview, now: number): void {
-  let compared: Compared;
-  try {
-    if (comparing.error !== undefined) throw comparing.error;
-    compared = comparing.comparison.result({ complete: review.complete, at: review.at });
-  } catch (e) {
-    out.notes.push(notCompared((e as Error).message));
-    return;
-  }
+function said(out: Remembered, compared: Compared, compareTo: CompareTo, read: ThisRead, now: number): void {
   out.changes = compared.changes;
-  out.lines = changesText(compared, now, comparing.earlierAt);
-  if (compared.changes.within_both_reads)
+  const asked: Asked = compareTo.kind === "at" ? "at" : compareTo.kind;
+  out.lines = changesLines(compared.tally, asked, Date.parse(compared.changes.compared_to.as_of), now);
+  if (!read.today.complete)
     out.notes.push(
       note(
         "history_partial",
-        `${review.complete ? "The earlier review" : "This review"} is partial: the changes are within what both read.`,
-        { partial: review.complete ? "earlier" : "this" },
+        "This review is partial: budgets that left it are not known; what it read is compared.",
+        { partial: "this" },
       ),
     );
 }
 
-async function storeStep(
+async function writeStep(
   out: Remembered,
-  history: Extract<HistoryOf, { on: true }>,
-  key: string,
-  record: HistoryRecord | undefined,
-  entry: Entry,
+  ledger: TenantLedger,
+  read: ThisRead,
   now: number,
-): Promise<void> {
+  cached: Decoded | undefined,
+): Promise<boolean> {
+  const obs = { at: read.at, coverage: read.coverage, eachLine: read.eachLine, removed: read.removed ?? [] };
   try {
-    const { kept } = await history.history.add(key, record, entry, now);
-    if (!kept)
+    const ok = await ledger.update((current) =>
+      merge(current, obs, ledger.settings, now, cached, (written) => ledger.remember(written)),
+    );
+    if (!ok)
       out.notes.push(
         note(
           "history_not_stored",
-          "This review is not stored: alone it is larger than MMS_REVIEW_HISTORY_MB allows a tenant.",
-          { bytes: entry.blob.length },
+          "This read is not stored: another review of this tenant held the ledger too long.",
+          {
+            reason: "busy",
+          },
         ),
       );
+    return ok;
   } catch (e) {
-    out.notes.push(unavailable(e, history.history.backend.where));
+    if (e instanceof TooLarge)
+      out.notes.push(
+        note("history_not_stored", `This read is not stored: ${e.message}.`, { reason: "size" }),
+      );
+    else out.notes.push(unavailable(e, ledger.backend.where));
+    return false;
   }
 }
+
+function firstReview(then: number, days: number, stored: boolean): HistoryNote {
+  const when = `${new Date(then).toISOString().slice(0, 16)}Z`;
+  return note(
+    "history_first_review",
+    `Not compared: nothing read before ${when} is kept (history keeps ${days} days)${stored ? "; this read is, for next time" : ""}.`,
+    { compare_to: when },
+  );
+}
+
+const unreadable = (why: string, setAsideAs: string | undefined): HistoryNote =>
+  note(
+    "history_unreadable",
+    `History unreadable (${why}): not compared; ${setAsideAs ? `set aside as ${setAsideAs}` : "it is left as it is"}.`,
+    { reason: why, set_aside_as: setAsideAs ?? "" },
+  );
 
 function unavailable(e: unknown, where: string): HistoryNote {
   const reason = e instanceof Error ? e.message : String(e);

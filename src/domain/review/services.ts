@@ -3,7 +3,7 @@
  * MMS_REVIEW_CACHE_MB, the cap on upstream bytes in flight (MMS_INFLIGHT_MB), and the deadline of
  * a review call (MMS_REVIEW_DEADLINE_MS). Made once per process; each tenant's server gets its view.
  */
-import { type HistoryOf, historyFor, type ProcessHistory } from "./history.js";
+import { type LedgerOf, ledgerFor, type ProcessLedger } from "../ledger/ledger.js";
 import { InflightBytes } from "./inflight.js";
 import { SnapshotStore, type TenantSnapshots } from "./snapshots.js";
 
@@ -39,8 +39,8 @@ export interface ReviewServices {
   snapshots: TenantSnapshots;
   inflight: InflightBytes;
   deadlineMs: number;
-  /** The tenant's review history (interface.md §6e), or why it is off. */
-  history?: HistoryOf;
+  /** The tenant's ledger of budgets seen (interface.md §6f), or why it is off. */
+  history?: LedgerOf;
   /** Start a call's deadline (a timer by default; tests pass one they fire on an event). */
   startDeadline(ms: number): Deadline;
   stopGraceMs?: number | undefined;
@@ -65,7 +65,7 @@ const MB = 1024 * 1024;
 /** `history`: where reviews are remembered (src/hosting/history-store.ts); none without it. */
 export function createReviewServices(
   settings: ReviewSettings = REVIEW_DEFAULTS,
-  history?: ProcessHistory,
+  history?: ProcessLedger,
 ): ProcessReviews {
   const store = new SnapshotStore({
     ttlMs: settings.cacheSeconds * 1000,
@@ -75,11 +75,11 @@ export function createReviewServices(
   });
   const inflight = new InflightBytes(settings.inflightMb * MB);
   // One per tenant, so its writes of one record run in order.
-  const histories = new Map<string, HistoryOf>();
+  const histories = new Map<string, LedgerOf>();
   const historyOf = (tenant: string) => {
     let h = histories.get(tenant);
     if (h === undefined) {
-      h = historyFor(history, tenant);
+      h = ledgerFor(history, tenant);
       histories.set(tenant, h);
     }
     return h;

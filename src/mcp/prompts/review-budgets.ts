@@ -2,9 +2,9 @@
  * Prompt `review_budgets` (interface.md §6): walks an assistant through a budget review in a few
  * query_budgets calls (totals by status and currency, the pending queue by age, the largest
  * pending per currency, concentration by cost center and third party, budgets needing a second
- * look), never adding amounts of different currencies. With `daily`, the review compares with
- * the previous one (interface.md §6e) over a relative window, so each morning's filters are
- * yesterday's, and the report leads with what changed.
+ * look), never adding amounts of different currencies. With `daily`, the first call compares
+ * with what was known at the end of yesterday (interface.md §6f: the server remembers budgets, not
+ * filters, so any filters compare), and the report leads with what changed.
  */
 import { PromptArgumentError, type PromptDefinition } from "./types.js";
 
@@ -32,9 +32,9 @@ function isDaily(raw: string | undefined): boolean {
   throw new PromptArgumentError(`daily must be true or false, got "${raw}"`);
 }
 
-/** The lines a daily review leads with: the first call compares with the previous review. */
+/** The lines a daily review leads with: the first call compares with yesterday's state. */
 const dailyLines = (first: string) => [
-  `Daily review: start with ${first}. Its second line says what changed since the previous review of the same filters (new, approved, rejected, gone, changed, with amounts per currency; structuredContent.changes has the folios). Lead the report with that; if it says no earlier review is stored, say this is the first and that tomorrow's will compare.`,
+  `Daily review: start with ${first}. Its first line says what changed since yesterday's review (approved, rejected, new, changed with amounts before and after, changed out, removed, with amounts per currency; structuredContent.changes has the folios). Lead the report with that line as it is; budgets it says were not compared are neither new nor unchanged. If it says nothing earlier is kept, say this is the first review and that tomorrow's will compare.`,
   "",
 ];
 
@@ -49,7 +49,7 @@ const reviewBudgets: PromptDefinition = {
     { name: "cost_center", description: "Only this cost center (description or id).", required: false },
     {
       name: "daily",
-      description: "true: compare with the previous review and lead with what changed.",
+      description: "true: compare with yesterday's review and lead with what changed.",
       required: false,
     },
   ],
@@ -71,7 +71,7 @@ const reviewBudgets: PromptDefinition = {
     const focus = [currency && `currency ${currency}`, costCenter && `cost center ${costCenter}`].filter(
       Boolean,
     );
-    const totals = call({ group_by: ["status", "currency"], ...(daily ? { compare_to: "previous" } : {}) });
+    const totals = call({ group_by: ["status", "currency"], ...(daily ? { compare_to: "yesterday" } : {}) });
     const text = [
       ...(daily ? dailyLines(totals) : []),
       // The window is on the API's creation_date, the work order's (interface.md §6d): say so.

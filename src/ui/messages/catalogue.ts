@@ -145,7 +145,10 @@ export interface Messages {
     rejected(n: number, days: number): string;
     gone(n: number, days: number): string;
     changed(n: number): string;
+    removed(n: number, days: number): string;
     unchanged(n: number): string;
+    /** Budgets no earlier read covered (§6f): neither new nor unchanged. */
+    notCompared(n: number): string;
     partial: string;
   };
 }

@@ -165,7 +165,9 @@ export const en: Catalogue = (say) => ({
     rejected: (n) => `${say.num(n)} rejected`,
     gone: (n) => `${say.count(n, { one: "# no longer matches", other: "# no longer match" })}`,
     changed: (n) => `${say.num(n)} changed`,
+    removed: (n) => `${say.num(n)} removed`,
     unchanged: (n) => `${say.num(n)} unchanged`,
+    notCompared: (n) => `${say.num(n)} not compared (no earlier read covered them)`,
     partial: "One of the two reviews is partial: these figures are within what both read.",
   },
 });

@@ -174,7 +174,10 @@ export const es: Catalogue = (say) => {
       rejected: (n) => say.count(n, { one: "# rechazado", other: "# rechazados" }),
       gone: (n) => say.count(n, { one: "# ya no coincide", other: "# ya no coinciden" }),
       changed: (n) => say.count(n, { one: "# modificado", other: "# modificados" }),
+      removed: (n) => say.count(n, { one: "# eliminado", other: "# eliminados" }),
       unchanged: (n) => say.count(n, { one: "# sin cambios", other: "# sin cambios" }),
+      notCompared: (n) =>
+        `${say.count(n, { one: "# no comparado", other: "# no comparados" })} (ninguna lectura anterior los cubrió)`,
       partial: "Una de las dos revisiones es parcial: estas cifras cubren lo que ambas leyeron.",
     },
   };

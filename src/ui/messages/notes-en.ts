@@ -68,11 +68,11 @@ export const notesEn = (say: Say): Record<NoteCode, NoteMessage> => {
     history_unreadable: () => "The stored history could not be read: not compared.",
     changes_within_partial: () => "One of the two reviews is partial: the changes are within what both read.",
     history_first_review: () =>
-      "No earlier review of these filters is stored to compare with; this one is kept for next time.",
+      "Nothing read earlier is kept to compare with; this review is kept for next time.",
     history_off: (p) => `Not compared: review history is off (${p.reason}).`,
     history_unavailable: (p) => `The review history could not be used this time (${p.reason}).`,
     history_partial: (_p, v) =>
-      `${v.partial === "this" ? "This review" : "The earlier review"} is partial: the changes count only what both read.`,
-    history_not_stored: () => "This review is too large to keep in the history.",
+      `${v.partial === "this" ? "This review" : "The earlier review"} is partial: budgets that left it are not known.`,
+    history_not_stored: () => "This review could not be kept in the history this time.",
   };
 };

@@ -76,11 +76,11 @@ export const notesEs = (say: Say): Record<NoteCode, NoteMessage> => {
     changes_within_partial: () =>
       "Una de las dos revisiones es parcial: los cambios son dentro de lo que ambas leyeron.",
     history_first_review: () =>
-      "No hay una revisión anterior de estos filtros con qué comparar; esta queda guardada para la próxima vez.",
+      "No se guarda nada leído antes con qué comparar; esta revisión queda guardada para la próxima vez.",
     history_off: (p) => `No se comparó: el historial de revisiones está desactivado (${p.reason}).`,
     history_unavailable: (p) => `El historial de revisiones no se pudo usar esta vez (${p.reason}).`,
     history_partial: (_p, v) =>
-      `${v.partial === "this" ? "Esta revisión" : "La revisión anterior"} es parcial: los cambios cuentan solo lo que ambas leyeron.`,
-    history_not_stored: () => "Esta revisión es demasiado grande para guardarla en el historial.",
+      `${v.partial === "this" ? "Esta revisión" : "La revisión anterior"} es parcial: no se sabe qué presupuestos salieron de ella.`,
+    history_not_stored: () => "Esta revisión no se pudo guardar en el historial esta vez.",
   };
 };

@@ -75,11 +75,11 @@ export const notesPt = (say: Say): Record<NoteCode, NoteMessage> => {
     changes_within_partial: () =>
       "Uma das duas revisões é parcial: as mudanças são dentro do que ambas leram.",
     history_first_review: () =>
-      "Não há revisão anterior destes filtros para comparar; esta fica guardada para a próxima vez.",
+      "Nada lido antes está guardado para comparar; esta revisão fica guardada para a próxima vez.",
     history_off: (p) => `Não comparado: o histórico de revisões está desativado (${p.reason}).`,
     history_unavailable: (p) => `O histórico de revisões não pôde ser usado desta vez (${p.reason}).`,
     history_partial: (_p, v) =>
-      `${v.partial === "this" ? "Esta revisão" : "A revisão anterior"} é parcial: as mudanças contam só o que ambas leram.`,
-    history_not_stored: () => "Esta revisão é grande demais para guardar no histórico.",
+      `${v.partial === "this" ? "Esta revisão" : "A revisão anterior"} é parcial: não se sabe quais orçamentos saíram dela.`,
+    history_not_stored: () => "Esta revisão não pôde ser guardada no histórico desta vez.",
   };
 };

@@ -186,7 +186,10 @@ export const pt: Catalogue = (say) => {
       rejected: (n) => say.count(n, { one: "# rejeitado", other: "# rejeitados" }),
       gone: (n) => say.count(n, { one: "# não corresponde mais", other: "# não correspondem mais" }),
       changed: (n) => say.count(n, { one: "# alterado", other: "# alterados" }),
+      removed: (n) => say.count(n, { one: "# removido", other: "# removidos" }),
       unchanged: (n) => say.count(n, { one: "# sem alteração", other: "# sem alteração" }),
+      notCompared: (n) =>
+        `${say.count(n, { one: "# não comparado", other: "# não comparados" })} (nenhuma leitura anterior os cobriu)`,
       partial: "Uma das duas revisões é parcial: estes números cobrem o que ambas leram.",
     },
   };
