@@ -127,7 +127,7 @@ const badMaxRecords = fc.oneof(
 );
 const badDate = fc.oneof(
   fc.constantFrom(
-    "yesterday",
+    "tomorrow",
     "2024-13-01",
     "2024-02-30",
     "01/05/2024",
