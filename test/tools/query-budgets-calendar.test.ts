@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 type Out = { structuredContent: Record<string, unknown> & { as_of?: string; period: object } };
 const call = async (args: Record<string, unknown>) => {
-  const result = (await mcp.client.callTool({ name: "query_budgets", arguments: args })) as Out;
+  const result = (await mcp.client.callTool({ name: "query_budgets", arguments: args })) as unknown as Out;
   return { out: result.structuredContent, text: textOf(result) };
 };
 const REVIEW = { group_by: ["currency"], type_date: "approval_date" };
