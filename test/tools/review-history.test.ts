@@ -286,6 +286,9 @@ describe("retention", () => {
   });
 });
 
+// Redis always answers here: a deadline that only a machine under load could reach (at 1 s, one did).
+const REDIS_DEADLINE = 10_000;
+
 describeRedis("history in Redis", () => {
   let redis: RedisServer;
   beforeAll(async () => {
@@ -300,7 +303,7 @@ describeRedis("history in Redis", () => {
         mb: 64,
         stateDir: undefined,
         redisUrl: redis.url,
-        redisTimeoutMs: 1000,
+        redisTimeoutMs: REDIS_DEADLINE,
         logger: quiet,
       });
     const [a, b] = [await replica(), await replica()];
@@ -329,7 +332,7 @@ describeRedis("history in Redis", () => {
       mb: 64,
       stateDir: undefined,
       redisUrl: redis.url,
-      redisTimeoutMs: 1000,
+      redisTimeoutMs: REDIS_DEADLINE,
       logger: quiet,
     });
     if (!history.on) throw new Error(history.why);
