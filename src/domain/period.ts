@@ -1,13 +1,13 @@
 /**
- * The window of a budget query, resolved once at "now" (interface.md §6b, §6d): `since` as an ISO
- * 8601 date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H), a calendar word
- * (last_month: calendar.ts) or "all"; `until` as a date, a calendar word or "now". A calendar word
- * alone is its whole period. The result is what the API is sent and what every result states: two UTC instants
- * (null = no bound), the date type, whether it is the default, and today's date, in words that say
- * whose date it is (the API's creation_date is the work order's). `budget_created`, the budget's own
- * date, is not the API's: the API is asked for the work orders created from a lookback before
- * `since`, and the review keeps the budgets created in the window (basis.ts). Errors name today's
- * date, the accepted forms and, when comparing with a default, its resolved value.
+ * The window of a budget query, resolved once at "now" (interface.md §6b, §6d, §6g): `since` as an
+ * ISO 8601 date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H), a calendar word
+ * (last_month: calendar.ts) or "all"; `until` as a date, a calendar word or "now"; a calendar word
+ * alone is its whole period. The result is what the API is sent and what every result states: two
+ * UTC instants (null = no bound), the date type, whether it is the default, and today's date, in
+ * words that say whose date it is (the API's creation_date is the work order's). `budget_created`,
+ * the budget's own date, is not the API's: the API is asked for the work orders created from a
+ * lookback before `since`, and the review keeps the budgets created in the window (basis.ts).
+ * Errors name today's date, the accepted forms and, when comparing with a default, its resolved value.
  */
 import { UserInputError } from "../errors/api-error.js";
 import { CALENDAR_WORDS, type CalendarWord, calendarPeriod, calendarWord } from "./calendar.js";
