@@ -15,6 +15,7 @@ import {
   settleList,
 } from "../src/domain/budget-query.js";
 import { GROUPS, wantsReview } from "../src/domain/budget-review.js";
+import { calendarWord } from "../src/domain/calendar.js";
 import { resolvePeriod, TYPE_DATES, type TypeDate } from "../src/domain/period.js";
 import { parseCompareTo } from "../src/domain/review/remember.js";
 import {
@@ -43,8 +44,10 @@ export const QueryBudgetsInput = z.strictObject({
   id: text(100, "Budget folio.").optional(),
   status: z.literal(["pending", "approved", "rejected", "cancelled", 1, 2, 3]).optional(),
   wo_folio: text(100).optional(),
-  since: isoDate('ISO 8601, a duration back (P90D, PT12H) or "all"; default P30D.'),
-  until: isoDate('ISO 8601 or "now" (default).'),
+  since: isoDate(
+    'ISO 8601, P90D back, "all", yesterday, last_month, this_quarter, last_quarter, this_year (UTC); default P30D.',
+  ),
+  until: isoDate('ISO 8601, a since word or "now" (default).'),
   type_date: z.enum(TYPE_DATES).optional().describe("Default creation_date: the WORK ORDER's creation."),
   currency: z
     .union([text(60), z.array(text(60)).refine((a) => a.length <= 20, { error: "at most 20 currencies" })])
@@ -151,6 +154,16 @@ async function withDeadline<T>(
   }
 }
 
+/**
+ * The ask as a snapshot knows it: a calendar word with what it resolved to, since "yesterday" names
+ * another day after midnight UTC (a duration moves by minutes, within a snapshot's life).
+ */
+function asSnapshotted(input: Input, query: Omit<BudgetQuery, "start" | "limit">): Input {
+  const fixed = (raw: string | undefined, sent: string | undefined) =>
+    raw !== undefined && calendarWord(raw) !== undefined ? `${raw} (${sent})` : raw;
+  return { ...input, since: fixed(input.since, query.since), until: fixed(input.until, query.until) };
+}
+
 function reviewSource(
   input: Input,
   query: Omit<BudgetQuery, "start" | "limit">,
@@ -159,7 +172,7 @@ function reviewSource(
   deadline: Deadline,
 ) {
   return {
-    ...snapshotKey(input),
+    ...snapshotKey(asSnapshotted(input, query)),
     history:
       reviews.history === undefined
         ? undefined

@@ -1,14 +1,16 @@
 /**
- * The window of a budget query, resolved once at "now" (interface.md §6b, §6d): `since` as an ISO
- * 8601 date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H) or "all"; `until` as a
- * date or "now". The result is what the API is sent and what every result states: two UTC instants
- * (null = no bound), the date type, whether it is the default, and today's date, in words that say
- * whose date it is (the API's creation_date is the work order's). `budget_created`, the budget's own
- * date, is not the API's: the API is asked for the work orders created from a lookback before
- * `since`, and the review keeps the budgets created in the window (basis.ts). Errors name today's
- * date, the accepted forms and, when comparing with a default, its resolved value.
+ * The window of a budget query, resolved once at "now" (interface.md §6b, §6d, §6g): `since` as an
+ * ISO 8601 date or date-time, a duration back from now (P90D, P3M, P1Y, PT12H), a calendar word
+ * (last_month: calendar.ts) or "all"; `until` as a date, a calendar word or "now"; a calendar word
+ * alone is its whole period. The result is what the API is sent and what every result states: two
+ * UTC instants (null = no bound), the date type, whether it is the default, and today's date, in
+ * words that say whose date it is (the API's creation_date is the work order's). `budget_created`,
+ * the budget's own date, is not the API's: the API is asked for the work orders created from a
+ * lookback before `since`, and the review keeps the budgets created in the window (basis.ts).
+ * Errors name today's date, the accepted forms and, when comparing with a default, its resolved value.
  */
 import { UserInputError } from "../errors/api-error.js";
+import { CALENDAR_WORDS, type CalendarWord, calendarPeriod, calendarWord } from "./calendar.js";
 import { toApiDate } from "./dates.js";
 
 const DAY = 86_400_000;
@@ -84,10 +86,9 @@ const apiForm = (ms: number) => {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}+00`;
 };
 
-const SINCE_FORMS =
-  'an ISO 8601 date or date-time (2026-08-28, 2026-08-28T08:00:00-03:00; UTC without offset), a duration back from now (P90D, P3M, P1Y, PT12H) or "all" (every date)';
-const UNTIL_FORMS =
-  'an ISO 8601 date or date-time (2026-08-28, 2026-08-28T18:00:00Z), or "now" (the default)';
+const WORDS = `a calendar word (${CALENDAR_WORDS.join(", ")}; UTC, both ends included)`;
+const SINCE_FORMS = `an ISO 8601 date or date-time (2026-08-28, 2026-08-28T08:00:00-03:00; UTC without offset), a duration back from now (P90D, P3M, P1Y, PT12H), ${WORDS} or "all" (every date)`;
+const UNTIL_FORMS = `an ISO 8601 date or date-time (2026-08-28, 2026-08-28T18:00:00Z), ${WORDS} or "now" (the default)`;
 
 const DURATION =
   /^P(?:(\d{1,6})Y)?(?:(\d{1,6})M)?(?:(\d{1,6})W)?(?:(\d{1,6})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,6})M)?(?:(\d{1,6})S)?)?$/i;
@@ -123,7 +124,7 @@ function explicit(field: "since" | "until", raw: string, now: number): { api: st
   } catch (error) {
     if (!(error instanceof UserInputError)) throw error;
     const why = /is not an ISO 8601/.test(error.message)
-      ? `is not ${field === "since" ? 'a date, a duration or "all"' : 'a date or "now"'}`
+      ? `is not ${field === "since" ? 'a date, a duration, a calendar word or "all"' : 'a date, a calendar word or "now"'}`
       : error.message.replace(`${field}: "${raw}" `, "");
     throw badValue(field, raw, why, now);
   }
@@ -136,19 +137,22 @@ export type Bound = { at: number | null; api: string; said: string };
 export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod {
   const now = Math.floor(nowDate.getTime() / 1000) * 1000;
   const typeDate = input.type_date ?? "creation_date";
-  const rawSince = input.since?.trim();
-  const rawUntil = input.until?.trim();
+  const askedSince = input.since?.trim();
+  const askedUntil = input.until?.trim();
   const lookup = input.lookup !== undefined;
+  // A calendar word alone is its whole period: since last_month runs to last_month's end.
+  const rawSince = askedSince ?? (askedUntil && calendarWord(askedUntil) ? askedUntil : undefined);
+  const rawUntil = askedUntil ?? (askedSince && calendarWord(askedSince) ? askedSince : undefined);
 
   const since = sinceBound(rawSince, lookup, now);
-  const until = untilBound(rawUntil, lookup && rawSince === undefined, now);
+  const until = untilBound(rawUntil, lookup && askedSince === undefined, now);
   checkOrder(since, until, rawSince, rawUntil, now);
 
   const period: Period = {
     since: since.at === null ? null : isoInstant(since.at),
     until: until.at === null ? null : isoInstant(until.at),
     type_date: typeDate,
-    default: rawSince === undefined && rawUntil === undefined && !lookup,
+    default: askedSince === undefined && askedUntil === undefined && !lookup,
   };
   const today = isoInstant(now).slice(0, 10);
   const api = { since: since.api, until: until.api, type_date: "creation_date" as ApiTypeDate };
@@ -160,13 +164,21 @@ export function resolvePeriod(input: PeriodInput, nowDate: Date): ResolvedPeriod
     api.since = apiForm(from);
     Object.assign(period, { work_orders_since: isoInstant(from), lookback_days: days });
   }
-  return { period, today, api, text: windowText(period, input, today) };
+  return {
+    period,
+    today,
+    api,
+    text: windowText(period, { ...input, since: rawSince, until: rawUntil }, now),
+  };
 }
 
-/** The since bound: the default (30 days ago, or open for a lookup), "all", a duration back from now, or a date. */
+/** The since bound: the default (30 days ago, or open for a lookup), "all", a duration back from now, a calendar word's start, or a date. */
 export function sinceBound(rawSince: string | undefined, lookup: boolean, now: number): Bound {
   let since: Bound;
-  if (rawSince === undefined) {
+  const word = rawSince === undefined ? undefined : calendarWord(rawSince);
+  if (word !== undefined) {
+    since = { at: calendarPeriod(word, now).start, api: "", said: ` (${word})` };
+  } else if (rawSince === undefined) {
     since = lookup
       ? { at: null, api: apiForm(OPEN_SINCE), said: "" }
       : { at: now - DEFAULT_DAYS * DAY, api: "", said: `, ${DEFAULT_DAYS} days ago by default,` };
@@ -187,8 +199,13 @@ export function sinceBound(rawSince: string | undefined, lookup: boolean, now: n
   return since;
 }
 
-/** The until bound: now (the default), open a year ahead for a lookup with no bound given, or a date. */
+/** The until bound: now (the default), open a year ahead for a lookup with no bound given, a calendar word's end (its last second), or a date. */
 export function untilBound(rawUntil: string | undefined, openLookup: boolean, now: number): Bound {
+  const word = rawUntil === undefined ? undefined : calendarWord(rawUntil);
+  if (word !== undefined) {
+    const { end } = calendarPeriod(word, now);
+    return { at: end, api: apiForm(end), said: ` (${word})` };
+  }
   if (rawUntil === undefined || rawUntil.toLowerCase() === "now") {
     return openLookup && rawUntil === undefined
       ? { at: null, api: apiForm(now + LOOKUP_AHEAD), said: "" }
@@ -223,7 +240,8 @@ export function checkOrder(
  * "work orders created 2026-10-27T08:30:12Z to 2026-11-26T08:30:12Z (the default: last 30 days; the
  * work order's date; the budget's own: type_date budget_created); today 2026-11-26".
  */
-function windowText(p: Period, input: PeriodInput, today: string): string {
+function windowText(p: Period, input: PeriodInput, now: number): string {
+  const today = isoInstant(now).slice(0, 10);
   if (p.since === null && p.until === null) return `every date (lookup by ${input.lookup}); today ${today}`;
   const from = p.since === null ? "every date" : p.since;
   const how = [
@@ -232,12 +250,29 @@ function windowText(p: Period, input: PeriodInput, today: string): string {
       : input.since !== undefined && /^P/i.test(input.since.trim())
         ? [`${input.since.trim().toUpperCase()} back from now`]
         : []),
+    ...calendarText(input, now),
     ...(p.type_date === "creation_date"
       ? ["the work order's date; the budget's own: type_date budget_created"]
       : []),
   ];
   const said = `${WHOSE[p.type_date]} ${from} to ${p.until ?? "every date"}${how.length > 0 ? ` (${how.join("; ")})` : ""}`;
   return `${said}${lookbackText(p)}; today ${today}`;
+}
+
+/**
+ * The calendar words of the window: "last_month: November 2026 in UTC, end included"; "since
+ * this_quarter: Q4 2026 in UTC" up to a date or now; "since ..., until ...: ... in UTC, end included".
+ */
+function calendarText(input: PeriodInput, now: number): string[] {
+  const since = input.since === undefined ? undefined : calendarWord(input.since);
+  const until = input.until === undefined ? undefined : calendarWord(input.until);
+  if (since === undefined && until === undefined) return [];
+  const named = (w: CalendarWord) => `${w}: ${calendarPeriod(w, now).name}`;
+  if (since === until) return [`${named(since!)} in UTC, end included`];
+  if (until === undefined) return [`since ${named(since!)} in UTC`];
+  return [
+    `${since === undefined ? "" : `since ${named(since)}, `}until ${named(until)} in UTC, end included`,
+  ];
 }
 
 /** budget_created: which work orders were read, and within what the result is complete. */

@@ -228,7 +228,7 @@ export function createServer(given: ServerDeps, options: ServerOptions): Protoco
         if (!entry) return undefined;
         return callInSpan(entry, args, call, deps, options);
       },
-      ...promptHandlers(new Set(options.tools.map((t) => t.name))),
+      ...promptHandlers(new Set(options.tools.map((t) => t.name)), deps.now ?? (() => new Date())),
       ...resourceHandlers(viewsFor(new Set(options.tools.map((t) => t.name)))),
     },
     {
@@ -320,8 +320,8 @@ export function createUnconfiguredServer(options: {
   );
 }
 
-/** The prompts whose tools are all registered (review_budgets needs query_budgets). */
-function promptHandlers(toolNames: Set<string>) {
+/** The prompts whose tools are all registered (review_budgets needs query_budgets), dated by the tools' clock. */
+function promptHandlers(toolNames: Set<string>, now: () => Date) {
   const prompts = new Map(
     ALL_PROMPTS.filter((p) => p.tools.every((t) => toolNames.has(t))).map((p) => [p.name, p]),
   );
@@ -334,7 +334,7 @@ function promptHandlers(toolNames: Set<string>) {
         description,
         arguments: args,
       })),
-    getPrompt: (name: string, args: Record<string, string>) => prompts.get(name)?.render(args),
+    getPrompt: (name: string, args: Record<string, string>) => prompts.get(name)?.render(args, now()),
   };
 }
 

@@ -14,6 +14,7 @@ import { connect } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
 import { allText, countOf, fastClients, firstLine, purchaseArgs, totalRequests, within } from "./helpers.js";
 
+// dated-tests: skip (its dates are invalid arguments, refused before any clock is read)
 const SEED = process.env.FUZZ_SEED === undefined ? 20_240_501 : Number(process.env.FUZZ_SEED);
 const CALL_BOUND_MS = 5_000;
 
@@ -127,7 +128,7 @@ const badMaxRecords = fc.oneof(
 );
 const badDate = fc.oneof(
   fc.constantFrom(
-    "yesterday",
+    "tomorrow",
     "2024-13-01",
     "2024-02-30",
     "01/05/2024",

@@ -24,6 +24,7 @@ import { journalPath, openStateStore } from "../../src/sandbox/state-store.js";
 import { createLogger } from "../../src/telemetry/logger.js";
 import { bearer, type Envelope, token } from "./helpers.js";
 
+// dated-tests: skip (its dated seeds are state files the sandbox loads; no clock reads them)
 const dir = mkdtempSync(join(tmpdir(), "sandbox-store-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

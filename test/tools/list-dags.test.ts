@@ -10,10 +10,12 @@ import { connect, textOf } from "../helpers/mcp.js";
 import { firstLine } from "../helpers/results.js";
 import { useSandbox } from "../helpers/sandbox.js";
 
-const fx = useSandbox();
+// One clock for the server and the sandbox, which dates its DAG runs from it.
+const NOW_MS = Date.parse("2026-12-01T12:00:00Z");
+const fx = useSandbox({ clock: { now: () => NOW_MS } });
 
 async function callWith(client: "demo" | "readonly") {
-  const mcp = await connect({ clients: fx.clients({ client }) });
+  const mcp = await connect({ clients: fx.clients({ client }), now: () => new Date(NOW_MS) });
   try {
     return await mcp.client.callTool({ name: "list_dags", arguments: {} });
   } finally {
@@ -31,7 +33,7 @@ describe("list_dags", () => {
       out.dags.every((d) => /^[0-9a-f-]{36}$/.test(d.dag_id) && /^\d{4}-\d{2}-\d{2}$/.test(d.last_run ?? "")),
     ).toBe(true);
     expect(out.returned).toBe(out.dags.length);
-    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    const today = Date.parse(new Date(NOW_MS).toISOString().slice(0, 10));
     for (const d of out.dags) {
       expect(d.age_days).toBe(Math.round((today - Date.parse(d.last_run!)) / 86_400_000));
     }

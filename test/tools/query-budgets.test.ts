@@ -237,7 +237,7 @@ describe("query_budgets", () => {
   it.each([
     [
       { since: "last week" },
-      /since: "last week" is not a date, a duration or "all"\. Today is 2026-06-15 \(now 2026-06-15T12:00:00Z\)\. since takes an ISO 8601 date or date-time .*, a duration back from now \(P90D, P3M, P1Y, PT12H\) or "all"/,
+      /since: "last week" is not a date, a duration, a calendar word or "all"\. Today is 2026-06-15 \(now 2026-06-15T12:00:00Z\)\. since takes an ISO 8601 date or date-time .*, a duration back from now \(P90D, P3M, P1Y, PT12H\), a calendar word \(today, yesterday, this_month, last_month, .*\) or "all"/,
     ],
     [
       { since: "2026-06-10", until: "2026-06-01" },
@@ -255,7 +255,7 @@ describe("query_budgets", () => {
     [{ since: "P0.5D" }, /since: "P0.5D" is not an ISO 8601 duration of whole numbers/],
     [
       { until: "tomorrow" },
-      /until: "tomorrow" is not a date or "now"\. Today is 2026-06-15 .* until takes an ISO 8601 date or date-time .*, or "now"/,
+      /until: "tomorrow" is not a date, a calendar word or "now"\. Today is 2026-06-15 .* until takes an ISO 8601 date or date-time .*, a calendar word \(.*\) or "now"/,
     ],
     [{ since: "2026-02-30" }, /since: "2026-02-30" is not a real calendar date\. Today is 2026-06-15/],
     [{ min_total: 1e16 }, /min_total: must be between -10\^15 and 10\^15/],

@@ -1,6 +1,7 @@
 /**
  * The `review_budgets` prompt through the SDK client (prompts/list, prompts/get), and the calls
- * its message names answered by query_budgets against the sandbox.
+ * its message names answered by query_budgets against the sandbox. One clock for the server (its
+ * prompts and tools) and the sandbox's seed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import reviewBudgets from "../../src/mcp/prompts/review-budgets.js";
@@ -8,10 +9,11 @@ import { QueryBudgetsOutput } from "../../tools/query-budgets.js";
 import { connect, textOf } from "../helpers/mcp.js";
 import { useSandbox } from "../helpers/sandbox.js";
 
-const fx = useSandbox();
+const NOW = Date.parse("2026-11-28T08:00:00Z");
+const fx = useSandbox({ clock: { now: () => NOW } });
 let mcp: Awaited<ReturnType<typeof connect>>;
 beforeAll(async () => {
-  mcp = await connect({ clients: fx.clients() });
+  mcp = await connect({ clients: fx.clients(), now: () => new Date(NOW) });
 });
 afterAll(() => mcp.close());
 
@@ -20,7 +22,7 @@ const textOfPrompt = (r: { messages: { content: { type: string; text?: string } 
 
 describe("review_budgets prompt", () => {
   it("daily: a relative window, compare_to yesterday (any filters compare), and the report leads with the first line", async () => {
-    const now = new Date("2026-11-28T08:00:00Z");
+    const now = new Date(NOW);
     const text = textOfPrompt(reviewBudgets.render({ daily: "true", period_days: "7" }, now));
     const first = 'query_budgets {"since":"P7D","group_by":["status","currency"],"compare_to":"yesterday"}';
     expect(text.split("\n")[0]).toContain(`Daily review: start with ${first}.`);
@@ -65,8 +67,8 @@ describe("review_budgets prompt", () => {
   it("renders a 30-day review by default whose calls query_budgets answers in summaries", async () => {
     const got = await mcp.client.getPrompt({ name: "review_budgets" });
     const text = textOfPrompt(got);
-    const since = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-    expect(text).toContain(`last 30 days (since ${since})`);
+    // The server's clock dates the prompt, as it dates the tools' windows.
+    expect(text).toContain("last 30 days (since 2026-10-29)");
     expect(text).toMatch(/never add, compare or rank amounts of different currencies/);
     const calls = [...text.matchAll(/query_budgets (\{[^}]*\})/g)].map(
       (m) => JSON.parse(m[1]!) as Record<string, unknown>,

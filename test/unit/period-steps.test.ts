@@ -40,7 +40,9 @@ describe("sinceBound", () => {
       /^since: "P1.5D" is not an ISO 8601 duration of whole numbers\. Today is 2026-11-26/,
     );
     expect(() => sinceBound("P100Y", false, NOW)).toThrow(/reaches back before 1970: use "all"/);
-    expect(() => sinceBound("yesterday", false, NOW)).toThrow(/is not a date, a duration or "all"/);
+    expect(() => sinceBound("last week", false, NOW)).toThrow(
+      /is not a date, a duration, a calendar word or "all"/,
+    );
   });
 });
 
@@ -55,12 +57,20 @@ describe("untilBound", () => {
       false,
       { at: Date.UTC(2026, 10, 1, 23, 59, 59), api: "2026-11-01T23:59:59+00", said: "" },
     ],
+    [
+      "a calendar word: to its last second",
+      "Last Month",
+      false,
+      { at: Date.UTC(2026, 9, 31, 23, 59, 59), api: "2026-10-31T23:59:59+00", said: " (last_month)" },
+    ],
   ])("%s", (_, raw, openLookup, expected) => {
     expect(untilBound(raw, openLookup, NOW)).toMatchObject(expected);
   });
 
   it("refuses a non-date with its forms", () => {
-    expect(() => untilBound("later", false, NOW)).toThrow(/^until: "later" is not a date or "now"/);
+    expect(() => untilBound("later", false, NOW)).toThrow(
+      /^until: "later" is not a date, a calendar word or "now"/,
+    );
   });
 });
 

@@ -134,10 +134,12 @@ describe("resolvePeriod", () => {
   });
 
   it("shows today's date and the accepted forms for a value it cannot read", () => {
-    expect(message({ since: "yesterday" })).toBe(
-      'since: "yesterday" is not a date, a duration or "all". Today is 2026-11-26 (now 2026-11-26T08:30:12Z). since takes an ISO 8601 date or date-time (2026-08-28, 2026-08-28T08:00:00-03:00; UTC without offset), a duration back from now (P90D, P3M, P1Y, PT12H) or "all" (every date).',
+    expect(message({ since: "last week" })).toBe(
+      'since: "last week" is not a date, a duration, a calendar word or "all". Today is 2026-11-26 (now 2026-11-26T08:30:12Z). since takes an ISO 8601 date or date-time (2026-08-28, 2026-08-28T08:00:00-03:00; UTC without offset), a duration back from now (P90D, P3M, P1Y, PT12H), a calendar word (today, yesterday, this_month, last_month, this_quarter, last_quarter, this_year, last_year; UTC, both ends included) or "all" (every date).',
     );
-    expect(message({ until: "all" })).toMatch(/^until: "all" is not a date or "now"\. Today is 2026-11-26/);
+    expect(message({ until: "all" })).toMatch(
+      /^until: "all" is not a date, a calendar word or "now"\. Today is 2026-11-26/,
+    );
     expect(message({ since: "P3000Y" })).toMatch(/reaches back before 1970: use "all" for every date/);
     expect(message({ since: "2026-13-01" })).toMatch(
       /^since: "2026-13-01" is not a real calendar date\. Today is/,
