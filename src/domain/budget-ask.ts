@@ -82,32 +82,3 @@ export function snapshotKey(input: Ask): { key: string; described: string } {
   ].join(", ");
   return { key: JSON.stringify(asked), described };
 }
-
-/**
- * The history key (interface.md §6e): the filters as asked — a relative window stays relative, so
- * today's "last 30 days" meets yesterday's — and nothing of how the result is shown (view, limit,
- * start, all, max_records, sort, group_by, fresh, resume, compare_to).
- */
-export function historyKey(input: Ask): string {
-  const currency =
-    input.currency === undefined
-      ? null
-      : [input.currency]
-          .flat()
-          .map((c) => c.trim())
-          .sort();
-  return JSON.stringify({
-    since: input.since ?? null,
-    until: input.until ?? null,
-    type_date: input.type_date ?? "creation_date",
-    status: apiStatus(input.status) ?? null,
-    id: input.id ?? null,
-    wo_folio: input.wo_folio ?? null,
-    currency,
-    cost_center: input.cost_center ?? null,
-    third_party: input.third_party ?? null,
-    min_total: input.min_total ?? null,
-    max_total: input.max_total ?? null,
-    amount: input.amount ?? "items",
-  });
-}

@@ -33,7 +33,7 @@ import { boundNotes, summaryCut } from "./review/bounds.js";
 import { type Read, type ReadDeps, readReview } from "./review/read.js";
 import type { Kept } from "./review/records.js";
 import { type CompareTo, remember, type ThisRead } from "./review/remember.js";
-import { matching, type SummaryFigures, summarize, type TopFigures, topRecords } from "./review/result.js";
+import { type SummaryFigures, summarize, type TopFigures, topRecords } from "./review/result.js";
 import type { Stop } from "./review/scheduler.js";
 import type { RepeatedFigures } from "./work-orders.js";
 
