@@ -100,8 +100,10 @@ function sameDay(o: OldestPending): string {
   const list = o.same_day ?? [];
   if (list.length === 0) return "";
   const time = (at: string) => (at.slice(0, 10) === o.created_at.slice(0, 10) ? at.slice(11) : at);
+  // The same second is no "later": the API's order is all that puts the named one first.
   const named = list.map(
-    (s) => `folio ${shown(s.folio)} (work order ${shown(s.wo_folio)}) at ${shown(time(s.created_at))}`,
+    (s) =>
+      `folio ${shown(s.folio)} (work order ${shown(s.wo_folio)}) at ${shown(time(s.created_at))}${s.created_at === o.created_at ? " (the same second; the API lists it after)" : ""}`,
   );
   const more = (o.same_day_count ?? list.length) - list.length;
   return `; created the same day, later: ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;

@@ -118,11 +118,14 @@ describe("OldestPendingTracker", () => {
       folio: "4",
       wo_folio: "4001",
       date_create: "2026-11-01",
+      created_at: "2026-11-01T00:00:00Z",
       age_days: 25,
       group: { cost_center: "Maintenance", currency: "USD" },
+      same_day: [{ folio: "5", wo_folio: "4001", created_at: "2026-11-01T00:00:00Z" }],
+      same_day_count: 1,
     });
     expect(oldestPendingLine(o, "overall")).toBe(
-      "Oldest pending budget overall: folio 4 (work order 4001), created 2026-11-01, 25 days ago; its group: cost_center Maintenance, currency USD.",
+      "Oldest pending budget overall: folio 4 (work order 4001), created 2026-11-01T00:00:00Z, 25 days ago; its group: cost_center Maintenance, currency USD; created the same day, later: folio 5 (work order 4001) at 00:00:00Z (the same second; the API lists it after).",
     );
   });
 });
