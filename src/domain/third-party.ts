@@ -36,7 +36,10 @@ export function thirdPartyText(
 ): string {
   const code = fields.third_party_code;
   if (code === undefined) return shown(name ?? null);
-  return `${shown(name ?? null)} (${shown(code)}${fields.third_party_role ? `, ${fields.third_party_role}` : ""})`;
+  const role = fields.third_party_role;
+  // A name that already says its role ("Andes Mining (customer)") is not told it twice.
+  const said = role !== undefined && (name ?? "").toLowerCase().includes(role);
+  return `${shown(name ?? null)} (${shown(code)}${role && !said ? `, ${role}` : ""})`;
 }
 
 /**

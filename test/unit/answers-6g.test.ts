@@ -48,6 +48,13 @@ describe("who a third party is", () => {
       thirdPartyText("EuroParts GmbH", { third_party_code: "SUP-002", third_party_role: "supplier" }),
     ).toBe("EuroParts GmbH (SUP-002, supplier)");
     expect(thirdPartyText("Acme", {})).toBe("Acme");
+    // The sandbox's customer is named "Andes Mining (customer)": its role is not said twice.
+    expect(
+      thirdPartyText("Andes Mining (customer)", {
+        third_party_code: "CUS-001",
+        third_party_role: "customer",
+      }),
+    ).toBe("Andes Mining (customer) (CUS-001)");
     const codes = new ThirdPartyCodes();
     codes.add({ third_parties_name: "Acme", third_parties_code: "SUP-9" });
     codes.add({ third_parties_name: "Acme", third_parties_code: "CUS-9" });
