@@ -75,7 +75,10 @@ export async function connectHttp(url) {
 export function startHttpServer(bin, args, env = childEnv(), timeoutMs = 15_000) {
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node refuses --cpu-prof in NODE_OPTIONS.
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return new Promise((resolve, reject) => {
     let seen = "";
