@@ -69,11 +69,16 @@ export async function connectHttp(url) {
 }
 
 /**
- * Spawn `node <bin> ...args` and wait for the "listening on http://...:PORT/mcp" line on stderr.
+ * Spawn `node [BENCH_NODE_ARGS] <bin> ...args` and wait for the "listening on http://...:PORT/mcp" line on stderr.
  * @returns {Promise<{url: string, pid: number, stop: () => Promise<void>}>}
  */
 export function startHttpServer(bin, args, env = childEnv(), timeoutMs = 15_000) {
-  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node refuses --cpu-prof in NODE_OPTIONS.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return new Promise((resolve, reject) => {
     let seen = "";

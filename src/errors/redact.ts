@@ -158,6 +158,9 @@ const decodeEscapes = (text: string) => text.replace(ESCAPES, decodeEscape);
 
 /** Letter case folded one character at a time (as the "i" flag compares), so that a fold of a text contains the fold of each of its parts. */
 function fold(text: string): string {
+  // All ASCII (its UTF-8 is as long as it): lower case is the fold. The scan for non-ASCII below cost
+  // 7-15 us over a 12 KB result with none, 1-2 % of an HTTP call (issue 43); the length, 0.2 us.
+  if (Buffer.byteLength(text, "utf8") === text.length) return text.toLowerCase();
   // Each non-ASCII code point folded on its own (no context: a capital sigma is always σ), then the
   // ASCII letters; lowering what is already folded changes nothing. Per character over a whole
   // 40 KB result with accented names cost 7 ms a call and most of its garbage.
