@@ -22,6 +22,26 @@ const STALE_LOCK_MS = 30_000;
 const LOCK_TRIES = 100;
 const LOCK_WAIT_MS = 25;
 
+/**
+ * How long a lock has been held, by the time its holder wrote in it (`pid ms`): the clock every process of
+ * this machine reads alike, where the file's mtime is the file system's (another host's, on a network
+ * share; the real one under a moved test clock, when every lock looked weeks old and was broken).
+ * A lock without a readable time falls back to its mtime; one that cannot be read is not stale.
+ */
+async function lockAge(lock: string): Promise<number> {
+  const stat = await lstat(lock).catch(() => undefined);
+  if (stat === undefined) return 0;
+  // Read only a regular file, never following a link nor waiting on a FIFO planted in its place.
+  const text = stat.isFile()
+    ? await readFile(lock, {
+        encoding: "utf8",
+        flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      }).catch(() => "")
+    : "";
+  const written = Number(text.split(" ")[1]);
+  return Date.now() - (Number.isFinite(written) && written > 0 ? written : stat.mtimeMs);
+}
+
 /** The user's state directory for this server, per platform (interface.md §6e). */
 export function defaultStateDir(env: NodeJS.ProcessEnv, platform = process.platform): string {
   const home = env.HOME || homedir();
@@ -96,16 +116,12 @@ export class FileHistory implements LedgerBackend {
   async #lock(lock: string): Promise<boolean> {
     for (let i = 0; i < LOCK_TRIES; i++) {
       try {
-        await writeFile(lock, `${process.pid}`, { flag: "wx", mode: 0o600 });
+        await writeFile(lock, `${process.pid} ${Date.now()}`, { flag: "wx", mode: 0o600 });
         return true;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       }
-      const since = await lstat(lock).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (since > STALE_LOCK_MS) await rm(lock, { force: true });
+      if ((await lockAge(lock)) > STALE_LOCK_MS) await rm(lock, { force: true });
       else await pause(LOCK_WAIT_MS);
     }
     return false;

@@ -5,7 +5,7 @@
  * `.ci/run` installs it. Missing in CI → the tests fail with that command; missing locally (CI unset)
  * → they are skipped with the same hint.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -23,6 +23,14 @@ const INSTALL_HINT =
 function redisEnv(): NodeJS.ProcessEnv {
   const { LD_PRELOAD: _preload, ...env } = process.env;
   return env;
+}
+
+/** `redis-cli -p port ...args`, its output: off libfaketime like the server (under it redis-cli hangs too). */
+export function redisCli(port: number, ...args: string[]): string {
+  return execFileSync("redis-cli", ["-p", String(port), ...args], {
+    env: redisEnv(),
+    timeout: 10_000,
+  }).toString();
 }
 
 /** Whether `redis-server` can be run here. */

@@ -30,7 +30,7 @@ import { openHistory, sandboxStateDir } from "../../src/hosting/history-store.js
 import { historyOwner } from "../../src/hosting/servers.js";
 import { createLogger } from "../../src/telemetry/logger.js";
 import { connect, textOf } from "../helpers/mcp.js";
-import { describeRedis, type RedisServer, startRedis } from "../helpers/redis.js";
+import { describeRedis, type RedisServer, redisCli, startRedis } from "../helpers/redis.js";
 import { captureLogger, useSandbox } from "../helpers/sandbox.js";
 
 const DAY1 = Date.parse("2026-03-10T09:05:00Z");
@@ -283,7 +283,7 @@ describe("the store under attack", () => {
     await review(history, DAY1, DAY_ONE);
     const [file] = readdirSync(dir).filter((f) => f.endsWith(".ledger"));
     // Another process holds the lock (a fresh lock file) for the whole call.
-    writeFileSync(join(dir, file!.replace(/\.ledger$/, ".lock")), "4242");
+    writeFileSync(join(dir, file!.replace(/\.ledger$/, ".lock")), `4242 ${Date.now()}`);
     const { text } = await review(history, DAY1 + 1000, { ...DAY_ONE, compare_to: "PT1H" });
     expect(text).toContain(
       "This read is not stored: another review of this tenant held the ledger too long.",
@@ -429,32 +429,13 @@ describeRedis("the ledger in Redis", () => {
       );
       const { changes } = await review(two, DAY1 + 10_000, { ...DAY_ONE, compare_to: "previous" });
       expect(changes?.unchanged.count).toBe(pendingFolios().length);
-      const keys = execFileSync("redis-cli", [
-        "-p",
-        String(redis.port),
-        "--scan",
-        "--pattern",
-        "mms:ledger:*",
-      ])
-        .toString()
-        .trim()
-        .split("\n");
+      const keys = redisCli(redis.port, "--scan", "--pattern", "mms:ledger:*").trim().split("\n");
       expect(keys).toHaveLength(1);
-      const ttl = Number(execFileSync("redis-cli", ["-p", String(redis.port), "PTTL", keys[0]!]).toString());
+      const ttl = Number(redisCli(redis.port, "PTTL", keys[0]!));
       expect(ttl).toBeGreaterThan(34 * DAY);
-      const raw = execFileSync("redis-cli", [
-        "-p",
-        String(redis.port),
-        "--no-raw",
-        "STRLEN",
-        keys[0]!,
-      ]).toString();
+      const raw = redisCli(redis.port, "--no-raw", "STRLEN", keys[0]!);
       expect(Number(raw.replace(/\D/g, ""))).toBeGreaterThan(0);
-      const cov = JSON.parse(
-        execFileSync("redis-cli", ["-p", String(redis.port), "GETRANGE", keys[0]!, "6", "200000"])
-          .toString()
-          .split("\n")[0]!,
-      ).cov;
+      const cov = JSON.parse(redisCli(redis.port, "GETRANGE", keys[0]!, "6", "200000").split("\n")[0]!).cov;
       expect(cov).toHaveLength(7);
     } finally {
       for (const h of [one, two]) if (h.on) await h.backend.close?.();
