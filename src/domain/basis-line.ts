@@ -136,6 +136,9 @@ async function checkBasis(
   // Every budget was read, or the other basis sends the API the same query: its answer is in these records.
   if ((basis === "budget_created" && allRead) || sameQuery(other.window, here.window))
     return compare(basis, here.matched, matching(ask, here.records, other.window));
+  // Every budget was read and none was approved on an edge day: the approval window is in the records.
+  const approved = basis === "approval_date" && allRead ? approvedIn(here.records, other.window) : undefined;
+  if (approved !== undefined) return compare(basis, here.matched, matching(ask, approved, other.window));
   const up = Math.min(deps.maxRecords, deps.allowance.left);
   if (up <= 0) return { type_date: basis, settled: false, unsettled: "size" };
   let read: Read;
@@ -156,6 +159,35 @@ async function checkBasis(
     };
   const records = state.records.filter((r) => r.seq < deps.maxRecords);
   return compare(basis, here.matched, matching(ask, records, read.state.window));
+}
+
+/** The API's bound as an instant: `2024-05-01T00:00:00+00` (an offset of hours alone) or any ISO form. */
+const boundInstant = (api: string) => Date.parse(/[+-]\d{2}$/.test(api) ? `${api}:00` : api);
+
+/**
+ * The records approved in the window, or undefined when one of them was approved on an edge day.
+ * The records carry the approval day only (no time, no zone): a day strictly between the window's
+ * first and last day is in it, one before or after is not, one on an edge day (as the API was sent
+ * it, or in UTC where that differs) may be either, and only the API's own read settles it.
+ */
+function approvedIn(records: readonly Kept[], window: ResolvedPeriod): Kept[] | undefined {
+  const utcDay = (api: string) => new Date(boundInstant(api)).toISOString().slice(0, 10);
+  const { since, until } = window.api;
+  const sinceDays = [since.slice(0, 10), utcDay(since)].sort();
+  const untilDays = [until.slice(0, 10), utcDay(until)].sort();
+  const [firstLow, firstHigh] = [sinceDays[0]!, sinceDays[1]!];
+  const [lastLow, lastHigh] = [untilDays[0]!, untilDays[1]!];
+  const out: Kept[] = [];
+  for (const r of records) {
+    const date = r.p.budget.approval_date;
+    if (date === null || date === undefined) continue;
+    const day = date.trim().slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+    if (day < firstLow || day > lastHigh) continue;
+    if (day > firstHigh && day < lastLow) out.push(r);
+    else return undefined;
+  }
+  return out;
 }
 
 function compare(basis: TypeDate, here: readonly Kept[], there: readonly Kept[]): BasisCheck {
