@@ -190,7 +190,12 @@ function approvedIn(records: readonly Kept[], window: ResolvedPeriod): Kept[] | 
   return out;
 }
 
+/** Both lists filtered from the same records, in their order: the same records when element for element. */
+const sameList = (a: readonly Kept[], b: readonly Kept[]) =>
+  a.length === b.length && a.every((r, i) => r === b[i]);
+
 function compare(basis: TypeDate, here: readonly Kept[], there: readonly Kept[]): BasisCheck {
+  if (sameList(here, there)) return { type_date: basis, settled: true, same: true, matched: there.length };
   const mine = new Set(here.map((r) => r.p.budget.folio));
   const theirs = new Set(there.map((r) => r.p.budget.folio));
   const onlyThere = there.filter((r) => !mine.has(r.p.budget.folio)).map((r) => r.p.budget.folio);
