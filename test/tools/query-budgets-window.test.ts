@@ -187,7 +187,7 @@ describe("query_budgets: groups in order, with subtotals", () => {
     const andes = expected.get("Andes Mining (customer)")!;
     expect(text).toMatch(
       new RegExp(
-        `^Andes Mining \\(customer\\) \\(CUS-001, customer\\): ${andes.count} budgets: CLP [\\d,]+, "Crédito interno" \\(unmapped currency\\) [\\d,.]+, EUR [\\d,.]+, MXN [\\d,.]+, USD [\\d,.]+$`,
+        `^Andes Mining \\(customer\\) \\(CUS-001\\): ${andes.count} budgets: CLP [\\d,]+, "Crédito interno" \\(unmapped currency\\) [\\d,.]+, EUR [\\d,.]+, MXN [\\d,.]+, USD [\\d,.]+$`,
         "m",
       ),
     );
