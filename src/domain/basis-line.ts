@@ -135,10 +135,11 @@ async function checkBasis(
   const other = deps.other({ type_date: basis });
   // Every budget was read, or the other basis sends the API the same query: its answer is in these records.
   if ((basis === "budget_created" && allRead) || sameQuery(other.window, here.window))
-    return compare(basis, here.matched, matching(ask, here.records, other.window));
+    return compare(basis, here.matched, matching(ask, here.records, other.window), SAME_READ);
   // Every budget was read and none was approved on an edge day: the approval window is in the records.
   const approved = basis === "approval_date" && allRead ? approvedIn(here.records, other.window) : undefined;
-  if (approved !== undefined) return compare(basis, here.matched, matching(ask, approved, other.window));
+  if (approved !== undefined)
+    return compare(basis, here.matched, matching(ask, approved, other.window), SAME_READ);
   const up = Math.min(deps.maxRecords, deps.allowance.left);
   if (up <= 0) return { type_date: basis, settled: false, unsettled: "size" };
   let read: Read;
@@ -194,12 +195,22 @@ function approvedIn(records: readonly Kept[], window: ResolvedPeriod): Kept[] | 
 const sameList = (a: readonly Kept[], b: readonly Kept[]) =>
   a.length === b.length && a.every((r, i) => r === b[i]);
 
-function compare(basis: TypeDate, here: readonly Kept[], there: readonly Kept[]): BasisCheck {
+/** Records of one read are told apart by their place in it (a number, cheaper to hash); another read's by folio. */
+type Identity = (r: Kept) => string | number;
+const SAME_READ: Identity = (r) => r.seq;
+const BY_FOLIO: Identity = (r) => r.p.budget.folio;
+
+function compare(
+  basis: TypeDate,
+  here: readonly Kept[],
+  there: readonly Kept[],
+  id: Identity = BY_FOLIO,
+): BasisCheck {
   if (sameList(here, there)) return { type_date: basis, settled: true, same: true, matched: there.length };
-  const mine = new Set(here.map((r) => r.p.budget.folio));
-  const theirs = new Set(there.map((r) => r.p.budget.folio));
-  const onlyThere = there.filter((r) => !mine.has(r.p.budget.folio)).map((r) => r.p.budget.folio);
-  const onlyHere = here.filter((r) => !theirs.has(r.p.budget.folio)).map((r) => r.p.budget.folio);
+  const mine = new Set(here.map(id));
+  const theirs = new Set(there.map(id));
+  const onlyThere = there.filter((r) => !mine.has(id(r))).map((r) => r.p.budget.folio);
+  const onlyHere = here.filter((r) => !theirs.has(id(r))).map((r) => r.p.budget.folio);
   if (onlyThere.length === 0 && onlyHere.length === 0)
     return { type_date: basis, settled: true, same: true, matched: there.length };
   return {
