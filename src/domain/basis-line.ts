@@ -136,10 +136,11 @@ async function checkBasis(
   // Every budget was read, or the other basis sends the API the same query: its answer is in these records.
   if ((basis === "budget_created" && allRead) || sameQuery(other.window, here.window))
     return compare(basis, here.matched, matching(ask, here.records, other.window), SAME_READ);
-  // Every budget was read and none was approved on an edge day: the approval window is in the records.
-  const approved = basis === "approval_date" && allRead ? approvedIn(here.records, other.window) : undefined;
-  if (approved !== undefined)
-    return compare(basis, here.matched, matching(ask, approved, other.window), SAME_READ);
+  // Every budget was read and no match was approved on an edge day: the approval window is in the records.
+  if (basis === "approval_date" && allRead) {
+    const there = approvedMatches(ask, here, other.window);
+    if (there !== undefined) return compare(basis, here.matched, there, SAME_READ);
+  }
   const up = Math.min(deps.maxRecords, deps.allowance.left);
   if (up <= 0) return { type_date: basis, settled: false, unsettled: "size" };
   let read: Read;
@@ -189,6 +190,16 @@ function approvedIn(records: readonly Kept[], window: ResolvedPeriod): Kept[] | 
     else return undefined;
   }
   return out;
+}
+
+/**
+ * The matches on the approval basis, from the records. Without a budget_created filter of its own,
+ * the window's matches are every record the filters keep, and so the only ones to look at.
+ */
+function approvedMatches(ask: ReviewAsk, here: Here, window: ResolvedPeriod): Kept[] | undefined {
+  if (here.window.period.type_date !== "budget_created") return approvedIn(here.matched, window);
+  const approved = approvedIn(here.records, window);
+  return approved === undefined ? undefined : matching(ask, approved, window);
 }
 
 /** Both lists filtered from the same records, in their order: the same records when element for element. */
