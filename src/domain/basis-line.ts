@@ -7,6 +7,7 @@
  * the budget's own date from its own records. What cannot be settled in time names the call that does.
  */
 import type { Budget, Page } from "../client/types.js";
+import { basisFilter } from "./basis.js";
 import type { PricedBudget } from "./budget-view.js";
 import { type Exact, formatMoney, toNumber } from "./money.js";
 import type { ResolvedPeriod, TypeDate } from "./period.js";
@@ -135,7 +136,7 @@ async function checkBasis(
   const other = deps.other({ type_date: basis });
   // Every budget was read, or the other basis sends the API the same query: its answer is in these records.
   if ((basis === "budget_created" && allRead) || sameQuery(other.window, here.window))
-    return compare(basis, here.matched, matching(ask, here.records, other.window), SAME_READ);
+    return compare(basis, here.matched, sameRecords(ask, here, other.window), SAME_READ);
   // Every budget was read and no match was approved on an edge day: the approval window is in the records.
   if (basis === "approval_date" && allRead) {
     const there = approvedMatches(ask, here, other.window);
@@ -190,6 +191,13 @@ function approvedIn(records: readonly Kept[], window: ResolvedPeriod): Kept[] | 
     else return undefined;
   }
   return out;
+}
+
+/** The matches on another basis among the review's own records (its window's matches when it has no date filter of its own). */
+function sameRecords(ask: ReviewAsk, here: Here, window: ResolvedPeriod): readonly Kept[] {
+  if (here.window.period.type_date === "budget_created") return matching(ask, here.records, window);
+  const basis = basisFilter(window);
+  return basis === undefined ? here.matched : here.matched.filter((r) => basis.keep(r.p));
 }
 
 /**
