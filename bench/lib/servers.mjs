@@ -37,11 +37,14 @@ export function childEnv(extra = {}) {
   return { ...base, XDG_STATE_HOME: STATE_HOME, LOG_LEVEL: "error", ...extra };
 }
 
+/** BENCH_NODE_ARGS: node flags for the stdio servers (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`; NODE_OPTIONS refuses --cpu-prof). */
+const BENCH_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /**
  * Spawn a stdio MCP server (`node ...nodeArgs bin`) and connect an SDK client to it.
  * @returns {Promise<{client: Client, pid: number, close: () => Promise<void>}>}
  */
-export async function connectStdio(bin, env = childEnv(), nodeArgs = []) {
+export async function connectStdio(bin, env = childEnv(), nodeArgs = BENCH_NODE_ARGS) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...nodeArgs, bin],

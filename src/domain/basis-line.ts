@@ -7,6 +7,7 @@
  * the budget's own date from its own records. What cannot be settled in time names the call that does.
  */
 import type { Budget, Page } from "../client/types.js";
+import { basisFilter } from "./basis.js";
 import type { PricedBudget } from "./budget-view.js";
 import { type Exact, formatMoney, toNumber } from "./money.js";
 import type { ResolvedPeriod, TypeDate } from "./period.js";
@@ -135,7 +136,12 @@ async function checkBasis(
   const other = deps.other({ type_date: basis });
   // Every budget was read, or the other basis sends the API the same query: its answer is in these records.
   if ((basis === "budget_created" && allRead) || sameQuery(other.window, here.window))
-    return compare(basis, here.matched, matching(ask, here.records, other.window));
+    return compare(basis, here.matched, sameRecords(ask, here, other.window), SAME_READ);
+  // Every budget was read and no match was approved on an edge day: the approval window is in the records.
+  if (basis === "approval_date" && allRead) {
+    const there = approvedMatches(ask, here, other.window);
+    if (there !== undefined) return compare(basis, here.matched, there, SAME_READ);
+  }
   const up = Math.min(deps.maxRecords, deps.allowance.left);
   if (up <= 0) return { type_date: basis, settled: false, unsettled: "size" };
   let read: Read;
@@ -158,11 +164,72 @@ async function checkBasis(
   return compare(basis, here.matched, matching(ask, records, read.state.window));
 }
 
-function compare(basis: TypeDate, here: readonly Kept[], there: readonly Kept[]): BasisCheck {
-  const mine = new Set(here.map((r) => r.p.budget.folio));
-  const theirs = new Set(there.map((r) => r.p.budget.folio));
-  const onlyThere = there.filter((r) => !mine.has(r.p.budget.folio)).map((r) => r.p.budget.folio);
-  const onlyHere = here.filter((r) => !theirs.has(r.p.budget.folio)).map((r) => r.p.budget.folio);
+/** The API's bound as an instant: `2024-05-01T00:00:00+00` (an offset of hours alone) or any ISO form. */
+const boundInstant = (api: string) => Date.parse(/[+-]\d{2}$/.test(api) ? `${api}:00` : api);
+
+/**
+ * The records approved in the window, or undefined when one of them was approved on an edge day.
+ * The records carry the approval day only (no time, no zone): a day strictly between the window's
+ * first and last day is in it, one before or after is not, one on an edge day (as the API was sent
+ * it, or in UTC where that differs) may be either, and only the API's own read settles it.
+ */
+function approvedIn(records: readonly Kept[], window: ResolvedPeriod): Kept[] | undefined {
+  const utcDay = (api: string) => new Date(boundInstant(api)).toISOString().slice(0, 10);
+  const { since, until } = window.api;
+  const sinceDays = [since.slice(0, 10), utcDay(since)].sort();
+  const untilDays = [until.slice(0, 10), utcDay(until)].sort();
+  const [firstLow, firstHigh] = [sinceDays[0]!, sinceDays[1]!];
+  const [lastLow, lastHigh] = [untilDays[0]!, untilDays[1]!];
+  const out: Kept[] = [];
+  for (const r of records) {
+    const date = r.p.budget.approval_date;
+    if (date === null || date === undefined) continue;
+    const day = date.trim().slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+    if (day < firstLow || day > lastHigh) continue;
+    if (day > firstHigh && day < lastLow) out.push(r);
+    else return undefined;
+  }
+  return out;
+}
+
+/** The matches on another basis among the review's own records (its window's matches when it has no date filter of its own). */
+function sameRecords(ask: ReviewAsk, here: Here, window: ResolvedPeriod): readonly Kept[] {
+  if (here.window.period.type_date === "budget_created") return matching(ask, here.records, window);
+  const basis = basisFilter(window);
+  return basis === undefined ? here.matched : here.matched.filter((r) => basis.keep(r.p));
+}
+
+/**
+ * The matches on the approval basis, from the records. Without a budget_created filter of its own,
+ * the window's matches are every record the filters keep, and so the only ones to look at.
+ */
+function approvedMatches(ask: ReviewAsk, here: Here, window: ResolvedPeriod): Kept[] | undefined {
+  if (here.window.period.type_date !== "budget_created") return approvedIn(here.matched, window);
+  const approved = approvedIn(here.records, window);
+  return approved === undefined ? undefined : matching(ask, approved, window);
+}
+
+/** Both lists filtered from the same records, in their order: the same records when element for element. */
+const sameList = (a: readonly Kept[], b: readonly Kept[]) =>
+  a.length === b.length && a.every((r, i) => r === b[i]);
+
+/** Records of one read are told apart by their place in it (a number, cheaper to hash); another read's by folio. */
+type Identity = (r: Kept) => string | number;
+const SAME_READ: Identity = (r) => r.seq;
+const BY_FOLIO: Identity = (r) => r.p.budget.folio;
+
+function compare(
+  basis: TypeDate,
+  here: readonly Kept[],
+  there: readonly Kept[],
+  id: Identity = BY_FOLIO,
+): BasisCheck {
+  if (sameList(here, there)) return { type_date: basis, settled: true, same: true, matched: there.length };
+  const mine = new Set(here.map(id));
+  const theirs = new Set(there.map(id));
+  const onlyThere = there.filter((r) => !mine.has(id(r))).map((r) => r.p.budget.folio);
+  const onlyHere = here.filter((r) => !theirs.has(id(r))).map((r) => r.p.budget.folio);
   if (onlyThere.length === 0 && onlyHere.length === 0)
     return { type_date: basis, settled: true, same: true, matched: there.length };
   return {

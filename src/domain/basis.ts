@@ -10,8 +10,21 @@ import type { PricedBudget } from "./budget-view.js";
 import { type MonthOf, NOTES, type Note } from "./notes.js";
 import type { ResolvedPeriod, TypeDate } from "./period.js";
 
+const PLAIN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+const ZONED = /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:\d{2})$/;
+
 /** Epoch ms of an API timestamp (`2026-11-20T10:31:22.123+00:00`, `2026-11-20 10:31:22`; no offset is UTC). */
 export function instantOf(value: string): number | undefined {
+  // The API's usual form, "2026-11-20 10:31:22" (UTC), read without the general path's regular expressions.
+  if (value.length === 19 && value[10] === " " && PLAIN.test(value)) {
+    const ms = Date.parse(`${value.slice(0, 10)}T${value.slice(11)}Z`);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  // ISO with its zone ("2026-11-20T10:31:22.123000+00:00", "...Z"): Date.parse reads it as it is.
+  if (value[10] === "T" && ZONED.test(value)) {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
   const iso = value.trim().replace(" ", "T");
   const withZone = /T.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(iso) || !iso.includes("T") ? iso : `${iso}Z`;
   const ms = Date.parse(withZone);

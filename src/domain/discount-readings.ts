@@ -29,15 +29,19 @@ export class DiscountReadings {
   add(p: PricedBudget): void {
     this.#matched += 1;
     const d = p.budget.discount;
-    if (discounted(d)) this.#discounted += 1;
-    const t = this.#by.get(p.currency.code) ?? {
-      currency: p.currency,
-      percent: 0n,
-      amount: 0n,
-    };
-    this.#by.set(p.currency.code, t);
-    t.percent += discounted(d) ? netOf(p.total, d, "percent") : p.total;
-    t.amount += discounted(d) ? netOf(p.total, d, "amount") : p.total;
+    let t = this.#by.get(p.currency.code);
+    if (t === undefined) {
+      t = { currency: p.currency, percent: 0n, amount: 0n };
+      this.#by.set(p.currency.code, t);
+    }
+    if (!discounted(d)) {
+      t.percent += p.total;
+      t.amount += p.total;
+      return;
+    }
+    this.#discounted += 1;
+    t.percent += netOf(p.total, d, "percent");
+    t.amount += netOf(p.total, d, "amount");
   }
 
   /** Undefined when no match has a discount. */

@@ -43,11 +43,13 @@ export class OldestPendingTracker {
   add(p: PricedBudget, seq: number): void {
     if (p.budget.status !== 1) return;
     const d = day(p.budget.date_create)!;
+    if (this.#day !== undefined && d > this.#day) return;
+    // The instant is read only for a budget of the earliest day so far (the many later ones need none).
     const seen = { p, seq, at: instantOf(p.budget.date_create) ?? Number.NaN };
     if (this.#day === undefined || d < this.#day) {
       this.#day = d;
       this.#ofDay = [seen];
-    } else if (d === this.#day) this.#ofDay.push(seen);
+    } else this.#ofDay.push(seen);
   }
 
   /** The oldest pending budget, with its group when a summary says which; undefined when none is pending. */

@@ -166,9 +166,10 @@ export function topRecords(
 
 /** Every record that matches the review's filters (what its history keeps), in the order read. */
 export function matching(ask: ReviewAsk, records: readonly Kept[], window: ResolvedPeriod): Kept[] {
-  const out: Kept[] = [];
-  matchEach(ask, records, window, (r) => out.push(r));
-  return out;
+  // The matches alone: none of matchEach's figures (oldest, discounts) is wanted here, and the basis
+  // check calls this for each basis over every record.
+  const keep = alsoKeep(matcher(ask), basisFilter(window));
+  return records.filter((r) => keep(r.p));
 }
 
 /**
