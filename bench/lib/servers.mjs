@@ -37,7 +37,7 @@ export function childEnv(extra = {}) {
   return { ...base, XDG_STATE_HOME: STATE_HOME, LOG_LEVEL: "error", ...extra };
 }
 
-/** BENCH_NODE_ARGS: node flags for the stdio servers (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`; NODE_OPTIONS refuses --cpu-prof). */
+/** BENCH_NODE_ARGS: node flags for the servers a bench starts (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`; NODE_OPTIONS refuses --cpu-prof). */
 const BENCH_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 /**
@@ -76,9 +76,7 @@ export async function connectHttp(url) {
  * @returns {Promise<{url: string, pid: number, stop: () => Promise<void>}>}
  */
 export function startHttpServer(bin, args, env = childEnv(), timeoutMs = 15_000) {
-  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node refuses --cpu-prof in NODE_OPTIONS.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
+  const child = spawn(process.execPath, [...BENCH_NODE_ARGS, bin, ...args], {
     env,
     stdio: ["ignore", "ignore", "pipe"],
   });
