@@ -90,6 +90,30 @@ function undiciDiet() {
   };
 }
 
+/**
+ * zod's `locales` namespace (40-odd translations of its error messages, ~370 KB, half the zod chunk)
+ * reduced in the bundle to the English one, the only one in use (zod's default, which its schemas
+ * import directly; neither we nor the SDK call `z.config(z.locales.xx())`). It sat in the chunk
+ * every start compiles before `tools/list`: ~6 ms of CPU before the first result. The build fails
+ * if zod no longer imports it, rather than silently shipping without.
+ */
+function zodLocalesDiet() {
+  let replaced = false;
+  return {
+    name: "zod-locales-diet",
+    setup(b) {
+      b.onLoad({ filter: /node_modules\/zod\/v4\/locales\/index\.js$/ }, () => {
+        replaced = true;
+        return { contents: 'export { default as en } from "./en.js";', loader: "js" };
+      });
+      b.onEnd(() => {
+        if (!replaced)
+          throw new Error("zod-locales-diet: zod no longer has v4/locales/index.js; update scripts/build.mjs");
+      });
+    },
+  };
+}
+
 /** The view's largest allowed size (interface.md §8: at most 1 MB). */
 const VIEW_MAX_BYTES = 1_000_000;
 
@@ -187,7 +211,7 @@ const { metafile } = await build({
   sourcemap: false,
   minify: false,
   metafile: true,
-  plugins: [undiciDiet()],
+  plugins: [undiciDiet(), zodLocalesDiet()],
   logLevel: "warning",
 });
 
