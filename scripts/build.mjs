@@ -108,7 +108,9 @@ function zodLocalesDiet() {
       });
       b.onEnd(() => {
         if (!replaced)
-          throw new Error("zod-locales-diet: zod no longer has v4/locales/index.js; update scripts/build.mjs");
+          throw new Error(
+            "zod-locales-diet: zod no longer has v4/locales/index.js; update scripts/build.mjs",
+          );
       });
     },
   };
@@ -151,22 +153,28 @@ function lazyAjv() {
     setup(b) {
       b.onLoad({ filter: /@modelcontextprotocol\/server\/dist\/ajvProvider-[^/]+\.mjs$/ }, (args) => {
         let text = readFileSync(args.path, "utf8");
-        const fail = (what) => ({ errors: [{ text: `lazy-ajv: ${what} not found in ${args.path}; update scripts/build.mjs` }] });
+        const fail = (what) => ({
+          errors: [{ text: `lazy-ajv: ${what} not found in ${args.path}; update scripts/build.mjs` }],
+        });
         if (!text.includes(AJV_EAGER)) return fail("the eager requires");
         text = text.replace(AJV_EAGER, AJV_LAZY);
         for (const [from, to] of AJV_USES) {
           if (!text.includes(from)) return fail(from);
           text = text.replace(from, to);
         }
-        if (/import_ajv|import__20|import_dist/.test(text)) return fail("no other use of the eager imports, but one is");
+        if (/import_ajv|import__20|import_dist/.test(text))
+          return fail("no other use of the eager imports, but one is");
         replaced = true;
         return { contents: text, loader: "js" };
       });
       b.onLoad({ filter: /@modelcontextprotocol\/server\/dist\/validators\/ajv\.mjs$/ }, () => ({
-        errors: [{ text: "lazy-ajv: the SDK's validators/ajv entry needs the eager Ajv export; drop lazyAjv()" }],
+        errors: [
+          { text: "lazy-ajv: the SDK's validators/ajv entry needs the eager Ajv export; drop lazyAjv()" },
+        ],
       }));
       b.onEnd(() => {
-        if (!replaced) throw new Error("lazy-ajv: the SDK no longer has dist/ajvProvider-*.mjs; update scripts/build.mjs");
+        if (!replaced)
+          throw new Error("lazy-ajv: the SDK no longer has dist/ajvProvider-*.mjs; update scripts/build.mjs");
       });
     },
   };
