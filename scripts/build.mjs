@@ -90,6 +90,96 @@ function undiciDiet() {
   };
 }
 
+/**
+ * zod's `locales` namespace (40-odd translations of its error messages, ~370 KB, half the zod chunk)
+ * reduced in the bundle to the English one, the only one in use (zod's default, which its schemas
+ * import directly; neither we nor the SDK call `z.config(z.locales.xx())`). It sat in the chunk
+ * every start compiles before `tools/list`: ~6 ms of CPU before the first result. The build fails
+ * if zod no longer imports it, rather than silently shipping without.
+ */
+function zodLocalesDiet() {
+  let replaced = false;
+  return {
+    name: "zod-locales-diet",
+    setup(b) {
+      b.onLoad({ filter: /node_modules\/zod\/v4\/locales\/index\.js$/ }, () => {
+        replaced = true;
+        return { contents: 'export { default as en } from "./en.js";', loader: "js" };
+      });
+      b.onEnd(() => {
+        if (!replaced)
+          throw new Error(
+            "zod-locales-diet: zod no longer has v4/locales/index.js; update scripts/build.mjs",
+          );
+      });
+    },
+  };
+}
+
+/**
+ * The SDK's default JSON Schema validator (its bundled ajv, ajv-formats and two more dialects, ~290 KB
+ * of CommonJS) runs all of ajv's module code when the SDK loads, though an engine is only made on the
+ * first validation (an elicitation's answer; a tool call never needs one). Rewritten in the bundle so
+ * that ajv's modules run on that first use too: ~5 ms of CPU off every start. Only the validator
+ * class is lazy-safe (the `Ajv` and `addFormats` exports are not), so the build fails if anything
+ * imports the SDK's `validators/ajv` entry, or if the file no longer reads as expected.
+ */
+const AJV_EAGER = `var import_ajv = require_ajv();
+var import__2019 = require__2019();
+var import__2020 = require__2020();
+var import_dist = /* @__PURE__ */ __toESM(require_dist(), 1);
+/** \`ajv-formats\` default export, normalised through the CJS/ESM interop wrapper. */
+const addFormats = import_dist.default;`;
+const AJV_LAZY = `let ajvModules;
+/** ajv's modules, run on the first validation (scripts/build.mjs, lazyAjv). */
+const ajvLoaded = () => (ajvModules ??= {
+  ajv: require_ajv(),
+  d2019: require__2019(),
+  d2020: require__2020(),
+  formats: __toESM(require_dist(), 1).default,
+});
+const addFormats = (...args) => ajvLoaded().formats(...args);`;
+const AJV_USES = [
+  ["createDefaultAjvInstance(import__2020.Ajv2020)", "createDefaultAjvInstance(ajvLoaded().d2020.Ajv2020)"],
+  ["createDefaultAjvInstance(import__2019.Ajv2019)", "createDefaultAjvInstance(ajvLoaded().d2019.Ajv2019)"],
+  ["createDefaultAjvInstance(import_ajv.Ajv)", "createDefaultAjvInstance(ajvLoaded().ajv.Ajv)"],
+  ["const Ajv = import_ajv.Ajv;", "const Ajv = undefined;"],
+];
+
+function lazyAjv() {
+  let replaced = false;
+  return {
+    name: "lazy-ajv",
+    setup(b) {
+      b.onLoad({ filter: /@modelcontextprotocol\/server\/dist\/ajvProvider-[^/]+\.mjs$/ }, (args) => {
+        let text = readFileSync(args.path, "utf8");
+        const fail = (what) => ({
+          errors: [{ text: `lazy-ajv: ${what} not found in ${args.path}; update scripts/build.mjs` }],
+        });
+        if (!text.includes(AJV_EAGER)) return fail("the eager requires");
+        text = text.replace(AJV_EAGER, AJV_LAZY);
+        for (const [from, to] of AJV_USES) {
+          if (!text.includes(from)) return fail(from);
+          text = text.replace(from, to);
+        }
+        if (/import_ajv|import__20|import_dist/.test(text))
+          return fail("no other use of the eager imports, but one is");
+        replaced = true;
+        return { contents: text, loader: "js" };
+      });
+      b.onLoad({ filter: /@modelcontextprotocol\/server\/dist\/validators\/ajv\.mjs$/ }, () => ({
+        errors: [
+          { text: "lazy-ajv: the SDK's validators/ajv entry needs the eager Ajv export; drop lazyAjv()" },
+        ],
+      }));
+      b.onEnd(() => {
+        if (!replaced)
+          throw new Error("lazy-ajv: the SDK no longer has dist/ajvProvider-*.mjs; update scripts/build.mjs");
+      });
+    },
+  };
+}
+
 /** The view's largest allowed size (interface.md §8: at most 1 MB). */
 const VIEW_MAX_BYTES = 1_000_000;
 
@@ -187,7 +277,7 @@ const { metafile } = await build({
   sourcemap: false,
   minify: false,
   metafile: true,
-  plugins: [undiciDiet()],
+  plugins: [undiciDiet(), zodLocalesDiet(), lazyAjv()],
   logLevel: "warning",
 });
 

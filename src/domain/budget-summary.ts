@@ -67,13 +67,17 @@ function keyOrder(key: GroupKey): (a: Value, b: Value) => number {
     if (a === b) return 0;
     if (a === null) return 1;
     if (b === null) return -1;
-    const numeric = key === "work_order" ? FOLIO_ORDER.compare(a, b) : 0;
+    const numeric = key === "work_order" ? folioOrder().compare(a, b) : 0;
     return (rank ? rank(a) - rank(b) : 0) || numeric || cmp(a.toLowerCase(), b.toLowerCase()) || cmp(a, b);
   };
 }
 
-/** Work-order folios in number order (4027 before 10001), whatever their text. */
-const FOLIO_ORDER = new Intl.Collator("en", { numeric: true });
+/**
+ * Work-order folios in number order (4027 before 10001), whatever their text. Made on first use: a
+ * collator loads ICU's collation data, a cost every start paid before its first result.
+ */
+let folioCollator: Intl.Collator | undefined;
+const folioOrder = () => (folioCollator ??= new Intl.Collator("en", { numeric: true }));
 
 interface Tally {
   count: number;

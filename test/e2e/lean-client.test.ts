@@ -4,14 +4,16 @@
  * and still serves calls over OAuth, Hawk and HTTPS (node:tls then loads on demand); and the warm-up
  * after tools/list loads node:perf_hooks with undici, so the first call does not. Node's own list of
  * loaded built-in modules, written by a preload script (at exit, or when signalled), is the evidence.
+ * What every start compiles is read from the bundle itself: zod's English messages only, and the SDK's
+ * ajv run on its first validation (a confirmed write's form elicitation, test/e2e/eras.test.ts).
  */
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -157,4 +159,23 @@ describe("the bundled HTTP client", () => {
       front.close();
     }
   }, 30_000);
+});
+
+describe("what every start compiles (scripts/build.mjs)", () => {
+  const chunks = join(dirname(BIN), "chunks");
+  const bundled = readdirSync(chunks).map((f) => readFileSync(join(chunks, f), "utf8"));
+
+  it("holds zod's English messages and no other locale", () => {
+    const locales = bundled.flatMap((text) =>
+      [...text.matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/(\S+)$/gm)].map((m) => m[1]),
+    );
+    expect(locales.sort()).toEqual(["en.js", "index.js"]);
+  });
+
+  it("runs the SDK's ajv modules on the first validation, not when the SDK loads", () => {
+    const sdk = bundled.filter((text) => text.includes("var AjvJsonSchemaValidator = class"));
+    expect(sdk).toHaveLength(1);
+    expect(sdk[0]).toContain("ajvLoaded().d2020.Ajv2020");
+    expect(sdk[0]).not.toMatch(/^var import_ajv = require_ajv\(\);$/m);
+  });
 });
