@@ -223,8 +223,10 @@ describe("a review in the host's words, times and zone", () => {
         `${at.format(Date.parse(sc.period.since))} – ${at.format(Date.parse(sc.period.until))} (${host.zone})`,
       ),
     );
-    expect(await read(view.getByTestId("today"))).toBe(plainText(day.format(NOW)));
     // Polled: redrawn every second; a first drawing may precede the page's fixed clock (see languages-and-upstream-text).
+    await expect
+      .poll(() => read(view.getByTestId("today")), { timeout: 10_000 })
+      .toBe(plainText(day.format(NOW)));
     await expect.poll(() => read(view.getByTestId("as-of")), { timeout: 10_000 }).toBe(plainText(host.asOf));
     const page = plainText(await view.locator("main").textContent());
     expect(page).not.toMatch(/\d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT|\d\dZ\b/);
@@ -304,7 +306,10 @@ describe("today is the host's date in its zone (interface.md §6g)", () => {
     // The window's instants name the zone; today stands beside them in it.
     const windowed = await open(await call(args));
     expect(await read(windowed.view.getByTestId("window"))).toContain(`(${host.zone})`);
-    expect(await read(windowed.view.getByTestId("today"))).toBe(host.today.replace(/^\S+ /, ""));
+    // Polled, as the as-of line: the first drawing may precede the page's fixed clock.
+    await expect
+      .poll(() => read(windowed.view.getByTestId("today")), { timeout: 10_000 })
+      .toBe(host.today.replace(/^\S+ /, ""));
     expect(await zoneCount(windowed)).toBe(1);
     expectClean(windowed);
     // A window without instants ("every date"): today names the zone itself, once.
@@ -313,7 +318,9 @@ describe("today is the host's date in its zone (interface.md §6g)", () => {
         sc.period = { ...(sc.period as object), since: null, until: null };
       }),
     );
-    expect(await read(everyDate.view.getByTestId("window"))).toContain(`${host.today} (${host.zone})`);
+    await expect
+      .poll(() => read(everyDate.view.getByTestId("window")), { timeout: 10_000 })
+      .toContain(`${host.today} (${host.zone})`);
     expect(await zoneCount(everyDate)).toBe(1);
     expectClean(everyDate);
   });
