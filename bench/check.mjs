@@ -9,7 +9,7 @@
  *   per call (list_warehouse_groups_1)            <= 1.3 x the relay floor (same request, no work of ours)
  *   peak RSS (VmHWM) after the calls              <= 1.3 x the relay floor
  *   `tools/list` (JSON of the result)             <= 11,500 bytes
- *   review (query_budgets group_by, 2,000 budgets) <= 3.5 x a direct walk of the same pages, CPU time
+ *   review (query_budgets group_by, 2,000 budgets) <= 4.0 x a direct walk of the same pages, CPU time
  *   history step (compare_to "previous")          <= 1.45 x the same review without history, CPU time
  *   HTTP edge at 32 clients (calls/s)             >= 0.8 x the relay floor over HTTP, no failed call
  * Timing ratios are noisy on a busy machine: a group with a timing figure past its limit is measured
@@ -49,7 +49,7 @@ const LIMITS = Object.freeze({
   perCall: 1.3,
   rss: 1.3,
   listBytes: 11_500,
-  review: 3.5,
+  review: 4.0,
   history: 1.45,
   http: 0.8,
 });
